@@ -8,14 +8,27 @@ import torch
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_mask', 'masked_softmax', 'post_softmax_mask',
-           'padding_mask', 'attention_mask']
+__all__ = ['check_finite', 'future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_mask', 'masked_softmax',
+           'post_softmax_mask', 'padding_mask', 'attention_mask']
 
 # %% ../nbs/04_causal_mask.ipynb #3db70822
 def _check_int(name, value, minimum):
     "Raise a `ValueError` naming `name` unless `value` is an `int` >= `minimum`."
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+
+# %% ../nbs/04_causal_mask.ipynb #8014276b
+def check_finite(x:Tensor, # [..., T, D] input of an attention function or module
+                 name:str='x', # the argument's name, used in the message
+                ) -> Tensor: # `x` itself, when every entry is finite
+    "Raise a `ValueError` naming the positions (dim -2) where `x` holds NaN or inf."
+    if x.is_meta or torch.compiler.is_compiling(): return x  # no data to scan; a data-dependent branch would break the graph
+    if not torch.isfinite(x).all():
+        bad = (~torch.isfinite(x)).flatten(0, -3).any(0).any(-1) if x.ndim >= 2 else ~torch.isfinite(x)
+        raise ValueError(f"{name} holds NaN or inf at positions {bad.nonzero().flatten().tolist()} (dim -2 of shape "
+                         f"{list(x.shape)}); a masked future position still enters weights @ V as 0 * NaN = NaN, "
+                         f"so attention would spread it to earlier outputs")
+    return x
 
 # %% ../nbs/04_causal_mask.ipynb #6937aeeb
 def future_mask(T:int, # number of positions (rows and columns)
