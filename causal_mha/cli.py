@@ -161,7 +161,7 @@ def causal_mha_check(device:str=None, # run only on this device (e.g. 'cpu', 'cu
 
 # %% ../nbs/13_cli.ipynb #150cebd9
 def causal_mha_lab(argv:list=None, # command-line arguments; default: sys.argv[1:]
-                  ) -> str: # the path written
+                  ):
     "Write a standalone, offline HTML page of one of the chapter's labs: `causal-mha-lab NAME -o FILE`."
     from causal_mha.labs import write_lab, LAB_NAMES
     p = argparse.ArgumentParser(prog='causal-mha-lab', description=causal_mha_lab.__doc__)
@@ -170,11 +170,10 @@ def causal_mha_lab(argv:list=None, # command-line arguments; default: sys.argv[1
     a = p.parse_args(argv)
     path = write_lab(a.name, a.output or f"{a.name}-lab.html")
     print(f"wrote {path}")
-    return str(path)
 
 # %% ../nbs/13_cli.ipynb #a6b96b98
 def causal_mha_bench(argv:list=None, # command-line arguments; default: sys.argv[1:]
                     ):
     "Time every attention implementation side by side (see `causal_mha.bench.main` for the options)."
     from causal_mha.bench import main
-    return main(argv)
+    main(argv)
