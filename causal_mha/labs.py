@@ -211,18 +211,44 @@ def multihead_lab(B=1, # batch: 1 or 2 (int or typed text)
          for n, a, t, c in zip(stage_names(wrong_merge), axes, layouts(B, T, D, H, wrong_merge), coords)]
     return dict(B=B, T=T, D=D, H=H, d=d, element=e, wrong_merge=wrong_merge, n=B * T * D, layouts=L, path=coords)
 
-# %% ../nbs/10_labs.ipynb #da5ad532
+# %% ../nbs/10_labs.ipynb #4a12b52c
 LAB_NAMES = ('attention', 'dropout', 'multihead')
 
 def _check_name(name):
     if name not in LAB_NAMES:
         raise ValueError(f"unknown lab {name!r}: choose one of {', '.join(LAB_NAMES)}")
 
+_SHARED = dict(style='_lab.css', script='_lab.js', body='_stepper.html')  # element the include sits in: file shared by the pages
+# an include is a line of its own: /*@include FILE*/ in the style and the script, <!--@include FILE--> in the body
+_INCLUDE = re.compile(r'^[ \t]*(?:/\*@include ([\w.-]+)\*/|<!--@include ([\w.-]+)-->)[ \t]*\n', re.M)
+
+def _lab_file(fname):
+    "One file of `causal_mha/labs/`, as text."
+    return resources.files('causal_mha').joinpath('labs', fname).read_text(encoding='utf-8')
+
+def _inline_shared(page:str, # a page's source, with its include lines
+                   name:str, # the page's name, for messages
+                  ) -> str: # the page with each include line replaced by the file it names
+    "Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines; refuse a page that lacks one or misplaces one."
+    found = [m[1] or m[2] for m in _INCLUDE.finditer(page)]
+    if sorted(found) != sorted(_SHARED.values()):
+        raise ValueError(f"lab page {name}.html must include each of {', '.join(_SHARED.values())} exactly once "
+                         f"(a line of its own), found {found}")
+    for m in _INCLUDE.finditer(page):
+        tag = next(t for t, f in _SHARED.items() if f == (m[1] or m[2]))
+        opened, closed = page.rfind(f'<{tag}>', 0, m.start()), page.rfind(f'</{tag}>', 0, m.start())
+        if opened < 0 or closed > opened or bool(m[2]) != (tag == 'body'):
+            raise ValueError(f"lab page {name}.html: {m[0].strip()} must stand inside <{tag}> "
+                             f"(written {'<!--@include FILE-->' if tag == 'body' else '/*@include FILE*/'}), at offset {m.start()}")
+    out = _INCLUDE.sub(lambda m: _lab_file(m[1] or m[2]), page)
+    if '@include' in out: raise ValueError(f"lab page {name}.html has an @include that is not a line of its own")
+    return out
+
 def lab_html(name:str, # 'attention', 'dropout' or 'multihead'
             ) -> str: # the whole self-contained page
-    "The HTML of one lab, read from the package data in `causal_mha/labs/`."
+    "The HTML of one lab from the package data in `causal_mha/labs/`, with the shared CSS, JS and step control pasted in."
     _check_name(name)
-    return resources.files('causal_mha').joinpath('labs', f'{name}.html').read_text(encoding='utf-8')
+    return _inline_shared(_lab_file(f'{name}.html'), name)
 
 def write_lab(name:str, # 'attention', 'dropout' or 'multihead'
               path, # file to write; an existing folder gets `NAME.html` inside it
