@@ -60,6 +60,7 @@ def ddp_worker(rank:int, # this process's rank, 0..world_size-1 (passed first by
         params = {n: p.detach().clone() for n, p in model.module.named_parameters()}
         torch.save(dict(grads={n.removeprefix('module.'): g for n, g in grads.items()}, params=params),
                    os.path.join(out_dir, f'rank{rank}.pt'))
+        dist.barrier()  # leave together: a rank tearing down gloo while its peer still talks can abort the process
     finally: dist.destroy_process_group()
 
 # %% ../nbs/12_hardening.ipynb #5597edb0
