@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import torch
 from torch import Tensor
-from .masks import check_mask, check_finite
+from .masks import check_mask, check_finite, _shape
 
 # %% auto #0
 __all__ = ['JOURNEY_WORDS', 'journey_inputs', 'attention']
@@ -27,8 +27,6 @@ def journey_inputs(dtype=torch.float32, # floating dtype of the result
     return torch.tensor(_JOURNEY, dtype=dtype, device=device)
 
 # %% ../nbs/01_weighted_average.ipynb #894d45bd
-def _shape(x): return list(x.shape)
-
 def _check_qkv(q, k, v):
     "Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`, `k`, `v`."
     for name, x in (('q', q), ('k', k), ('v', v)):

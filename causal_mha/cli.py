@@ -146,6 +146,8 @@ def resolve_devices(device:str=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; None: cpu
         raise ValueError(f"device must be 'cpu', 'cuda' or 'mps', got {device!r}")
     if device.startswith('cuda') and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but torch.cuda.is_available() is False on this machine")
+    if device.startswith('mps') and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch.backends.mps.is_available() is False on this machine")
     return [device]
 
 # %% ../nbs/13_cli.ipynb #10ada750
@@ -165,10 +167,11 @@ def causal_mha_lab(argv:list=None, # command-line arguments; default: sys.argv[1
     "Write a standalone, offline HTML page of one of the chapter's labs: `causal-mha-lab NAME -o FILE`."
     from causal_mha.labs import write_lab, LAB_NAMES
     p = argparse.ArgumentParser(prog='causal-mha-lab', description=causal_mha_lab.__doc__)
-    p.add_argument('name', help=f"the lab: one of {', '.join(LAB_NAMES)}")
+    p.add_argument('name', choices=LAB_NAMES, help="the lab")
     p.add_argument('-o', '--output', default=None, help='file to write (default: NAME-lab.html)')
     a = p.parse_args(argv)
-    path = write_lab(a.name, a.output or f"{a.name}-lab.html")
+    try: path = write_lab(a.name, a.output or f"{a.name}-lab.html")
+    except (OSError, ValueError) as e: p.error(str(e))  # usage message and exit status 2, no traceback
     print(f"wrote {path}")
 
 # %% ../nbs/13_cli.ipynb #a6b96b98

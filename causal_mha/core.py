@@ -176,8 +176,9 @@ def _check_input(self:Attention, x, cache, need_weights, explicit):
     if P + T > self.context_length:
         raise ValueError(f"sequence of {T} new positions after {P} cached exceeds context_length={self.context_length}"
                          if P else f"sequence of {T} positions exceeds context_length={self.context_length}")
-    if cache is not None:
-        cache.check(B, self.n_heads, self.head_dim, x.dtype, x.device, what='the new keys/values have')
+    if cache is not None:  # under autocast the keys take autocast's dtype, not x's: `update` checks the real ones
+        kv_dtype = cache.dtype if _autocast_on(x.device.type) and len(cache) else x.dtype
+        cache.check(B, self.n_heads, self.head_dim, kv_dtype, x.device, what='the new keys/values have')
         if P and cache.owner is not None and cache.owner is not self:
             raise ValueError(f"cache holds {P} positions written by another module ({cache.owner.extra_repr()}); "
                              f"use one KVCache per attention layer, or call cache.reset()")
