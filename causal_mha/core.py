@@ -9,8 +9,8 @@ import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from fastcore.basics import patch
-from .masks import future_mask, check_finite, _check_int
-from .multihead import split_heads, merge_heads
+from .masks import future_mask, check_finite, _check_int, _check_bool, _shape
+from .multihead import split_heads, merge_heads, _check_dropout
 
 # %% auto #0
 __all__ = ['KVCache', 'Attention']
@@ -55,8 +55,6 @@ class KVCache:
                 f"n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype})")
 
 # %% ../nbs/08_core.ipynb #7fa962c9
-def _shape(t): return list(t.shape) if isinstance(t, Tensor) else type(t).__name__
-
 @patch
 def check(self:KVCache,
            batch_size:int, # B of the new keys/values
@@ -142,8 +140,7 @@ class Attention(nn.Module):
         for name, value in (('d_model', d_model), ('n_heads', n_heads), ('context_length', context_length)):
             _check_int(name, value, 1)
         if d_model % n_heads: raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
+        _check_dropout(dropout)
         self.d_model, self.n_heads, self.head_dim = d_model, n_heads, d_model // n_heads
         self.context_length, self.dropout = context_length, float(dropout)
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)  # W_query, W_key, W_value side by side
@@ -158,8 +155,7 @@ class Attention(nn.Module):
 @patch
 def _check_input(self:Attention, x, cache, need_weights, explicit):
     "Refuse bad input to `Attention.forward` with a message naming argument, value and expectation."
-    for name, flag in (('need_weights', need_weights), ('explicit', explicit)):
-        if not isinstance(flag, bool): raise TypeError(f"{name} must be True or False, got {flag!r}")
+    _check_bool('need_weights', need_weights); _check_bool('explicit', explicit)
     if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
     if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
     B, T, D = x.shape

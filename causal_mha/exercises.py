@@ -4,6 +4,7 @@
 
 # %% ../nbs/09_exercises.ipynb #5986c928
 from __future__ import annotations
+from .masks import _check_int, _check_bool
 
 # %% auto #0
 __all__ = ['attention_param_count']
@@ -15,7 +16,5 @@ def attention_param_count(d_in:int, # input width D_in
                          ) -> int: # 3·D_in·D_o (+ 3·D_o) for Q, K, V plus D_o² + D_o for the output projection
     "Parameters of one multi-head attention module with an output projection; `4D² + D` when D_in = D_o = D."
     d_out = d_in if d_out is None else d_out
-    for name, v in (('d_in', d_in), ('d_out', d_out)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-    if not isinstance(qkv_bias, bool): raise TypeError(f"qkv_bias must be a bool, got {qkv_bias!r}")
+    _check_int('d_in', d_in, 1); _check_int('d_out', d_out, 1); _check_bool('qkv_bias', qkv_bias)
     return 3 * d_in * d_out + (3 * d_out if qkv_bias else 0) + d_out * d_out + d_out

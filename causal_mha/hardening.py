@@ -13,7 +13,8 @@ import torch.nn.functional as F
 from .core import Attention, KVCache
 from .multihead import (CausalAttention, MultiHeadAttentionWrapper, MultiHeadAttention, split_heads, merge_heads,
                         wrapper_to_mha)
-from .masks import future_mask, causal_mask, additive_mask, check_mask, masked_softmax, padding_mask, attention_mask
+from .masks import (future_mask, causal_mask, additive_mask, check_mask, masked_softmax, padding_mask,
+                              attention_mask, _check_int)
 from .attention import attention
 from .checks import check_causal
 
@@ -74,8 +75,7 @@ def ddp_matches_single_process(module:nn.Module, # e.g. `Attention(...)`; use fl
     import torch.multiprocessing as mp
     if not torch.distributed.is_available(): raise RuntimeError("torch.distributed is not available in this torch build")
     if not isinstance(module, nn.Module): raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
-    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
-        raise ValueError(f"world_size must be an int >= 1, got {world_size!r}")
+    _check_int('world_size', world_size, 1)
     for name, t in (('x', x), ('target', target)):
         if not isinstance(t, Tensor) or t.ndim < 1: raise TypeError(f"{name} must be a tensor with a batch axis, got {type(t).__name__}")
     if x.shape[0] != target.shape[0] or x.shape[0] % world_size:

@@ -8,7 +8,7 @@ import html, itertools, math, re
 from importlib import resources
 from pathlib import Path
 import torch
-from .masks import causal_mask
+from .masks import causal_mask, _check_int
 from .attention import attention
 from .dropout import check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
 from .multihead import check_lab_shape, layouts, stage_names, track_element
@@ -29,7 +29,12 @@ def fmt(x:float, # value to show
         decimals:int=4, # digits after the point
        ) -> str: # the text the lab pages show for `x`
     "The pages' display of a number: fixed decimals, no negative zero, `−∞` for a masked score."
-    x = float(x)
+    _check_int('decimals', decimals, 0)
+    try:
+        if isinstance(x, (str, bytes, bool)): raise TypeError
+        x = float(x)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"x must be a number (int, float or one-element tensor), got {x!r}") from None
     if x == -math.inf: return '−∞'
     if x == math.inf: return '∞'
     s = f"{x:.{decimals}f}"

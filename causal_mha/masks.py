@@ -17,6 +17,10 @@ def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
 
+def _check_bool(name, value):
+    "Raise a `TypeError` naming `name` unless `value` is `True` or `False` (not 1, not 'yes')."
+    if not isinstance(value, bool): raise TypeError(f"{name} must be True or False, got {value!r}")
+
 # %% ../nbs/04_causal_mask.ipynb #167e7e82
 def check_finite(x:Tensor, # [..., T, D] input of an attention function or module
                  name:str='x', # the argument's name, used in the message
@@ -62,7 +66,7 @@ def additive_mask(allowed:Tensor, # bool mask, True = may attend
     return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed, float('-inf'))
 
 # %% ../nbs/04_causal_mask.ipynb #41ab8ee1
-def _shape(x): return list(x.shape)
+def _shape(x): return list(x.shape) if isinstance(x, Tensor) else type(x).__name__  # for messages
 
 def empty_rows(mask:Tensor, # bool, True = may attend, keys on the last axis
               ) -> list: # index tuples of the rows with no visible key

@@ -8,7 +8,7 @@ import re
 import torch
 from torch import nn, Tensor
 from torch.utils.data import Dataset, DataLoader
-from .masks import future_mask, check_finite, _check_int
+from .masks import future_mask, check_finite, _check_int, _check_bool
 
 # %% auto #0
 __all__ = ['LAB_LIMITS', 'SPECIAL_TOKENS', 'split_heads', 'merge_heads', 'CausalAttention', 'MultiHeadAttentionWrapper',
@@ -23,8 +23,7 @@ def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
     "Split the last axis into `n_heads` heads and move the head axis before time."
     if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
     if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
-        raise ValueError(f"n_heads must be an int >= 1, got {n_heads!r}")
+    _check_int('n_heads', n_heads, 1)
     B, T, D = x.shape
     if D % n_heads: raise ValueError(f"D={D} (last dim of x) must be divisible by n_heads={n_heads}")
     return x.view(B, T, n_heads, D // n_heads).transpose(1, 2)  # [B,T,H,d] -> [B,H,T,d]
@@ -42,7 +41,7 @@ def merge_heads(x:Tensor, # [B, H, T, d] per-head context vectors
 def _check_dropout(dropout):
     "Refuse a dropout rate outside [0, 1) (p = 1 would zero every weight and scale by 1/0)."
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ValueError(f"dropout must be a number in [0, 1), got {dropout!r}")
+        raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
 
 def _check_args(d_in, d_out, context_length, dropout):
     "Check the constructor arguments shared by the upstream attention classes."
@@ -71,7 +70,7 @@ class CausalAttention(nn.Module):
                  qkv_bias:bool=False, # add a bias to the three projections
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout)
+        _check_args(d_in, d_out, context_length, dropout); _check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -105,6 +104,7 @@ class MultiHeadAttentionWrapper(nn.Module):
                 ):
         super().__init__()
         _check_args(d_in, d_out, context_length, dropout); _check_int('num_heads', num_heads, 1)
+        _check_bool('qkv_bias', qkv_bias)
         self.heads = nn.ModuleList(
             [self.head_cls(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
@@ -124,6 +124,7 @@ class MultiHeadAttention(nn.Module):
                 ):
         super().__init__()
         _check_args(d_in, d_out, context_length, dropout); _check_int('num_heads', num_heads, 1)
+        _check_bool('qkv_bias', qkv_bias)
         if d_out % num_heads: raise ValueError(f"d_out must be divisible by num_heads: d_out={d_out}, num_heads={num_heads}")
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.num_heads = num_heads
@@ -183,6 +184,7 @@ def _check_track_shape(B, T, D, H):
 def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
                ) -> list: # five labels, one per layout
     "Labels of the five layouts of `layouts`."
+    _check_bool('wrong_merge', wrong_merge)
     if wrong_merge: return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
                             'no transpose back [B,H,T,d]', 'wrong reshape [B,T,D]']
     return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]', 'transpose back [B,T,H,d]', 'merge [B,T,D]']
@@ -194,7 +196,7 @@ def layouts(B:int, # batch size
             wrong_merge:bool=False, # merge by reshaping [B,H,T,d] without transposing back
            ) -> list: # five int64 tensors of element ids, see `stage_names`
     "The five layouts of the ids `0..B*T*D-1` through split and merge, computed with torch's own reshape/transpose."
-    _check_track_shape(B, T, D, H)
+    _check_track_shape(B, T, D, H); _check_bool('wrong_merge', wrong_merge)
     d = D // H
     x = torch.arange(B * T * D).view(B, T, D)  # [B, T, D], id = flat index
     x4 = x.view(B, T, H, d)                     # [B, T, H, d]
@@ -223,7 +225,7 @@ def track_closed_form(e:int, # element id = flat index in the projected [B, T, D
                       wrong_merge:bool=False, # follow the wrong merge instead
                      ) -> list: # five coordinate lists, equal to `track_element`'s
     "The coordinates of `track_element` from arithmetic: h = c // d, r = c % d."
-    _check_track_shape(B, T, D, H); _check_element(e, B, T, D)
+    _check_track_shape(B, T, D, H); _check_element(e, B, T, D); _check_bool('wrong_merge', wrong_merge)
     d = D // H
     b, t, c = e // (T * D), (e // D) % T, e % D
     h, r = c // d, c % d
@@ -307,8 +309,15 @@ def _pieces(text:str) -> list:
 class SimpleTokenizer:
     "Word-level tokenizer like upstream's `SimpleTokenizerV2`: unknown words become `<|unk|>`."
     def __init__(self, vocab:dict): # token string -> id, ids 0..n-1, containing both SPECIAL_TOKENS
-        if not isinstance(vocab, dict) or sorted(vocab.values()) != list(range(len(vocab))):
-            raise ValueError("vocab must be a dict mapping token strings to the ids 0..len(vocab)-1")
+        if not isinstance(vocab, dict):
+            raise TypeError(f"vocab must be a dict mapping token strings to ids, got {type(vocab).__name__}")
+        n, seen = len(vocab), {}
+        for tok, i in vocab.items():
+            if not isinstance(tok, str): raise ValueError(f"vocab keys must be token strings, got {tok!r} (id {i!r})")
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
+                raise ValueError(f"vocab ids must be ints in 0..{n - 1} (len(vocab)={n}), got {i!r} for token {tok!r}")
+            if i in seen: raise ValueError(f"vocab ids must be distinct, got id {i} for both {seen[i]!r} and {tok!r}")
+            seen[i] = tok
         missing = [t for t in SPECIAL_TOKENS if t not in vocab]
         if missing: raise ValueError(f"vocab must contain the special tokens {list(SPECIAL_TOKENS)}, missing {missing}")
         self.str_to_int = vocab

@@ -59,8 +59,13 @@ def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
     if not isinstance(w, Tensor) or w.ndim < 1 or not w.dtype.is_floating_point:
         raise ValueError(f"w must be a floating tensor [..., T] of weights, got "
                          f"{list(w.shape) if isinstance(w, Tensor) else type(w).__name__}")
-    if (w < 0).any() or not torch.allclose(w.sum(-1), torch.ones((), dtype=w.dtype), atol=1e-5):
-        raise ValueError("w must hold non-negative rows that sum to 1 (attention weights)")
+    sums = w.sum(-1)                                                  # [...]
+    bad = (w < 0).any(-1) | ~torch.isclose(sums, torch.ones_like(sums), atol=1e-5)  # NaN rows are bad too
+    if bad.any():
+        i = bad.nonzero()[0].tolist()                                 # index of the first bad row
+        where = 'the row' if not i else f"row {i[0] if len(i) == 1 else tuple(i)}"
+        raise ValueError(f"w must hold non-negative rows that sum to 1 (attention weights); {where} has "
+                         f"sum {sums[tuple(i)].item():.6g} and min {w[tuple(i)].min().item():.6g}")
     ent = -torch.xlogy(w, w).sum(-1)                                  # 0 log 0 = 0
     return w.amax(-1).mean().item(), ent.mean().item()
 

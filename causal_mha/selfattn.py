@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 from torch import Tensor
-from .masks import _check_int
+from .masks import _check_int, _check_bool
 
 # %% auto #0
 __all__ = ['SelfAttention_v1', 'SelfAttention_v2', 'align_v2_to_v1']
@@ -63,7 +63,7 @@ class SelfAttention_v2(nn.Module):
                 ):
         super().__init__()
         _check_int('d_in', d_in, 1); _check_int('d_out', d_out, 1)
-        if not isinstance(qkv_bias, bool): raise TypeError(f"qkv_bias must be a bool, got {qkv_bias!r}")
+        _check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out = d_in, d_out
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
