@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import torch
 from torch import Tensor
-from .masks import check_mask, check_finite, _shape
+from .masks import check_mask
+from .ground import check_finite, shape_of
 
 # %% auto #0
 __all__ = ['JOURNEY_WORDS', 'journey_inputs', 'attention']
@@ -31,7 +32,7 @@ def _check_qkv(q, k, v):
     "Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`, `k`, `v`."
     for name, x in (('q', q), ('k', k), ('v', v)):
         if not isinstance(x, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-        if x.ndim < 2: raise ValueError(f"{name} must have at least 2 dims [..., T, d], got shape {_shape(x)}")
+        if x.ndim < 2: raise ValueError(f"{name} must have at least 2 dims [..., T, d], got shape {shape_of(x)}")
         if not x.dtype.is_floating_point: raise TypeError(f"{name} must be a floating tensor, got dtype {x.dtype}")
     for name, x in (('q', q), ('k', k), ('v', v)): check_finite(x, name)
     if not (q.dtype == k.dtype == v.dtype):
@@ -46,7 +47,7 @@ def _check_qkv(q, k, v):
     try: torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f"the leading (batch/head) dims of q, k, v must broadcast: "
-                         f"q {_shape(q)}, k {_shape(k)}, v {_shape(v)}") from None
+                         f"q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}") from None
 
 def _divisor(scale, d_k):
     "The number the scores are divided by: sqrt(d_k) for True, 1 for False, else `scale` itself."
@@ -76,8 +77,8 @@ def attention(q:Tensor, # [..., T_q, d_k] queries
         Tq, Tk = scores.shape[-2:]
         try: ok = mask.ndim >= 1 and torch.broadcast_shapes(mask.shape, scores.shape) == scores.shape
         except RuntimeError: ok = False
-        if not ok: raise ValueError(f"mask of shape {_shape(mask)} must broadcast to the scores' shape "
-                                    f"[..., T_q, T_k] = {_shape(scores)}")
+        if not ok: raise ValueError(f"mask of shape {shape_of(mask)} must broadcast to the scores' shape "
+                                    f"[..., T_q, T_k] = {shape_of(scores)}")
         check_mask(mask.expand(torch.broadcast_shapes(mask.shape, (Tq, Tk))), 'mask')
         scores = scores.masked_fill(~mask, float('-inf'))
     weights = torch.softmax(scores, dim=-1)                         # each query's row sums to 1

@@ -8,7 +8,7 @@ import copy
 from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
-from .masks import _check_int  # the shared argument check; masks holds no attention class
+from .ground import check_int  # the shared argument check; ground holds no attention class
 
 # %% auto #0
 __all__ = ['CausalCheck', 'check_causal', 'influence']
@@ -111,7 +111,7 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
                 ) -> CausalCheck:
     "Perturb only the future inputs of `module` and measure how much the earlier outputs, and their gradients, move."
     for name, v, lo in (('B', B, 1), ('T', T, 2), ('D', D, 1), ('n_future', n_future, 1), ('seed', seed, 0)):
-        _check_int(name, v, lo)
+        check_int(name, v, lo)
     if n_future >= T: raise ValueError(f"n_future must be smaller than T so that a prefix is left: n_future={n_future}, T={T}")
     if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale < float('inf')):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
@@ -153,7 +153,7 @@ def influence(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
               dtype:torch.dtype|None=torch.float64, # run a deep copy in this dtype; None: the module as it is
              ) -> Tensor: # [T, T] float64; [i, j] = max |d out_i / d x_j|, zero above the diagonal if causal
     "Measured dependence of each output position on each input position, in eval mode (one backward per row)."
-    for name, v, lo in (('B', B, 1), ('T', T, 1), ('D', D, 1), ('seed', seed, 0)): _check_int(name, v, lo)
+    for name, v, lo in (('B', B, 1), ('T', T, 1), ('D', D, 1), ('seed', seed, 0)): check_int(name, v, lo)
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)
     prep = _Prepared(module, dtype, False)

@@ -9,8 +9,9 @@ import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from fastcore.basics import patch
-from .masks import future_mask, check_finite, _check_int, _check_bool, _shape
-from .multihead import split_heads, merge_heads, _check_dropout
+from .masks import future_mask
+from .ground import check_finite, check_int, check_bool, shape_of
+from .ground import split_heads, merge_heads, check_dropout
 
 # %% auto #0
 __all__ = ['KVCache', 'Attention']
@@ -97,7 +98,7 @@ def update(self:KVCache,
            ) -> tuple: # (k_all, v_all), each [B, H, P+n, d]: views of the buffer, no copy of the past
     "Append `n` new positions; return the keys and values of all `P+n` positions."
     if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or k_new.shape != v_new.shape:
-        raise ValueError(f"k_new and v_new must be tensors of one shape [B, H, n, d], got {_shape(k_new)} and {_shape(v_new)}")
+        raise ValueError(f"k_new and v_new must be tensors of one shape [B, H, n, d], got {shape_of(k_new)} and {shape_of(v_new)}")
     if k_new.dtype != v_new.dtype or k_new.device != v_new.device:
         raise ValueError(f"k_new and v_new must share dtype and device, got {k_new.dtype} on {k_new.device} "
                          f"and {v_new.dtype} on {v_new.device}")
@@ -138,9 +139,9 @@ class Attention(nn.Module):
                 ):
         super().__init__()
         for name, value in (('d_model', d_model), ('n_heads', n_heads), ('context_length', context_length)):
-            _check_int(name, value, 1)
+            check_int(name, value, 1)
         if d_model % n_heads: raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
-        _check_dropout(dropout)
+        check_dropout(dropout)
         self.d_model, self.n_heads, self.head_dim = d_model, n_heads, d_model // n_heads
         self.context_length, self.dropout = context_length, float(dropout)
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)  # W_query, W_key, W_value side by side
@@ -155,7 +156,7 @@ class Attention(nn.Module):
 @patch
 def _check_input(self:Attention, x, cache, need_weights, explicit):
     "Refuse bad input to `Attention.forward` with a message naming argument, value and expectation."
-    _check_bool('need_weights', need_weights); _check_bool('explicit', explicit)
+    check_bool('need_weights', need_weights); check_bool('explicit', explicit)
     if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
     if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
     B, T, D = x.shape

@@ -11,10 +11,11 @@ import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from .core import Attention, KVCache
-from .multihead import (CausalAttention, MultiHeadAttentionWrapper, MultiHeadAttention, split_heads, merge_heads,
-                        wrapper_to_mha)
+from .multihead import CausalAttention, MultiHeadAttentionWrapper, MultiHeadAttention, wrapper_to_mha
+from .ground import split_heads, merge_heads
 from .masks import (future_mask, causal_mask, additive_mask, check_mask, masked_softmax, padding_mask,
-                              attention_mask, _check_int)
+                              attention_mask)
+from .ground import check_int
 from .attention import attention
 from .checks import check_causal
 
@@ -75,7 +76,7 @@ def ddp_matches_single_process(module:nn.Module, # e.g. `Attention(...)`; use fl
     import torch.multiprocessing as mp
     if not torch.distributed.is_available(): raise RuntimeError("torch.distributed is not available in this torch build")
     if not isinstance(module, nn.Module): raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
-    _check_int('world_size', world_size, 1)
+    check_int('world_size', world_size, 1)
     for name, t in (('x', x), ('target', target)):
         if not isinstance(t, Tensor) or t.ndim < 1: raise TypeError(f"{name} must be a tensor with a batch axis, got {type(t).__name__}")
     if x.shape[0] != target.shape[0] or x.shape[0] % world_size:

@@ -8,7 +8,8 @@ import html, itertools, math, re
 from importlib import resources
 from pathlib import Path
 import torch
-from .masks import causal_mask, _check_int
+from .masks import causal_mask
+from .ground import check_int
 from .attention import attention
 from .dropout import check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
 from .multihead import check_lab_shape, layouts, stage_names, track_element
@@ -29,7 +30,7 @@ def fmt(x:float, # value to show
         decimals:int=4, # digits after the point
        ) -> str: # the text the lab pages show for `x`
     "The pages' display of a number: fixed decimals, no negative zero, `−∞` for a masked score."
-    _check_int('decimals', decimals, 0)
+    check_int('decimals', decimals, 0)
     try:
         if isinstance(x, (str, bytes, bool)): raise TypeError
         x = float(x)

@@ -6,42 +6,18 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
+from .ground import check_int, check_bool, check_finite, shape_of
 
 # %% auto #0
-__all__ = ['check_finite', 'future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_mask', 'masked_softmax',
+__all__ = ['future_mask', 'causal_mask', 'additive_mask', 'shape_of', 'empty_rows', 'check_mask', 'masked_softmax',
            'post_softmax_mask', 'padding_mask', 'attention_mask']
-
-# %% ../nbs/04_causal_mask.ipynb #3db70822
-def _check_int(name, value, minimum):
-    "Raise a `ValueError` naming `name` unless `value` is an `int` >= `minimum`."
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-
-def _check_bool(name, value):
-    "Raise a `TypeError` naming `name` unless `value` is `True` or `False` (not 1, not 'yes')."
-    if not isinstance(value, bool): raise TypeError(f"{name} must be True or False, got {value!r}")
-
-# %% ../nbs/04_causal_mask.ipynb #167e7e82
-def check_finite(x:Tensor, # [..., T, D] input of an attention function or module
-                 name:str='x', # the argument's name, used in the message
-                ) -> Tensor: # `x` itself, when every entry is finite
-    "Raise a `ValueError` naming the positions (dim -2) where `x` holds NaN or inf."
-    if x.is_meta or torch.compiler.is_compiling(): return x  # no data to scan; a data-dependent branch would break the graph
-    if not x.is_floating_point() or x.numel() == 0: return x  # integers are always finite
-    lo, hi = torch.aminmax(x)  # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
-    if not (torch.isfinite(lo) & torch.isfinite(hi)):
-        bad = (~torch.isfinite(x)).flatten(0, -3).any(0).any(-1) if x.ndim >= 2 else ~torch.isfinite(x)
-        raise ValueError(f"{name} holds NaN or inf at positions {bad.nonzero().flatten().tolist()} (dim -2 of shape "
-                         f"{list(x.shape)}); a masked future position still enters weights @ V as 0 * NaN = NaN, "
-                         f"so attention would spread it to earlier outputs")
-    return x
 
 # %% ../nbs/04_causal_mask.ipynb #6937aeeb
 def future_mask(T:int, # number of positions (rows and columns)
                 device=None, # torch device of the result
                ) -> Tensor: # [T, T] bool, True strictly above the diagonal (j > i)
     "Upstream's form: `True` marks the future keys a query must **not** see, `torch.triu(ones, diagonal=1)`."
-    _check_int('T', T, 1)
+    check_int('T', T, 1)
     return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
 
 # %% ../nbs/04_causal_mask.ipynb #34f161cd
@@ -50,7 +26,7 @@ def causal_mask(n:int, # rows: the new block of queries
                 device=None, # torch device of the result
                ) -> Tensor: # [n, P+n] bool, True where row i may attend column j, i.e. j <= P+i
     "Causal mask of a block of `n` queries that follows `offset` cached positions (1 = may attend)."
-    _check_int('n', n, 1); _check_int('offset', offset, 0)
+    check_int('n', n, 1); check_int('offset', offset, 0)
     return ~future_mask(offset + n, device=device)[offset:]
 
 # %% ../nbs/04_causal_mask.ipynb #dcab1652
@@ -66,14 +42,14 @@ def additive_mask(allowed:Tensor, # bool mask, True = may attend
     return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed, float('-inf'))
 
 # %% ../nbs/04_causal_mask.ipynb #41ab8ee1
-def _shape(x): return list(x.shape) if isinstance(x, Tensor) else type(x).__name__  # for messages
+def shape_of(x): return list(x.shape) if isinstance(x, Tensor) else type(x).__name__  # for messages
 
 def empty_rows(mask:Tensor, # bool, True = may attend, keys on the last axis
               ) -> list: # index tuples of the rows with no visible key
     "Every query row of `mask` that can see no key at all (plain softmax would give NaN there)."
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.ndim < 1:
         raise TypeError(f"mask must be a bool tensor with at least 1 dim (True = may attend), got "
-                        f"{type(mask).__name__ if not isinstance(mask, Tensor) else f'dtype {mask.dtype}, shape {_shape(mask)}'}")
+                        f"{type(mask).__name__ if not isinstance(mask, Tensor) else f'dtype {mask.dtype}, shape {shape_of(mask)}'}")
     return [tuple(i) for i in (~mask.any(dim=-1)).nonzero().tolist()]
 
 def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
@@ -89,10 +65,10 @@ def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
         shape = torch.Size(shape)
         try: ok = torch.broadcast_shapes(mask.shape, shape) == shape
         except RuntimeError: ok = False
-        if not ok: raise ValueError(f"{name} of shape {_shape(mask)} does not broadcast to the scores' shape {list(shape)}")
+        if not ok: raise ValueError(f"{name} of shape {shape_of(mask)} does not broadcast to the scores' shape {list(shape)}")
     rows = empty_rows(mask)
     if rows:
-        raise ValueError(f"{name} of shape {_shape(mask)} has {len(rows)} row(s) with no visible key "
+        raise ValueError(f"{name} of shape {shape_of(mask)} has {len(rows)} row(s) with no visible key "
                          f"(softmax would give NaN): {rows}")
     return mask
 
@@ -103,7 +79,7 @@ def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already sca
     "Softmax over the last axis with the mask applied **before** it (`-inf` fill); never returns NaN."
     if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point or scores.ndim < 1:
         raise TypeError(f"scores must be a floating tensor with at least 1 dim, got "
-                        f"{type(scores).__name__ if not isinstance(scores, Tensor) else f'dtype {scores.dtype}, shape {_shape(scores)}'}")
+                        f"{type(scores).__name__ if not isinstance(scores, Tensor) else f'dtype {scores.dtype}, shape {shape_of(scores)}'}")
     if allowed is not None:
         check_mask(allowed, 'allowed', shape=scores.shape)
         if allowed.device != scores.device:
@@ -111,7 +87,7 @@ def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already sca
         scores = scores.masked_fill(~allowed, float('-inf'))         # masked keys: e^-inf = 0
     bad = torch.isnan(scores) | torch.isposinf(scores)               # only visible scores can still be bad
     if bad.any():
-        raise ValueError(f"scores of shape {_shape(scores)} contain NaN or +inf at visible keys "
+        raise ValueError(f"scores of shape {shape_of(scores)} contain NaN or +inf at visible keys "
                          f"(first at {bad.nonzero()[0].tolist()}); softmax would give NaN")
     check_mask(scores > float('-inf'), 'allowed & (scores > -inf)')   # keys already at -inf count as masked
     return torch.softmax(scores, dim=-1)
@@ -135,7 +111,7 @@ def padding_mask(lengths, # [B] number of real tokens in each sequence
                  device=None, # torch device of the result
                 ) -> Tensor: # [B, T] bool, True for real tokens
     "Key padding mask: `True` at the real tokens of each padded sequence."
-    _check_int('T', T, 1)
+    check_int('T', T, 1)
     if side not in ('right', 'left'): raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     lengths = torch.as_tensor(lengths, device=device)
     if lengths.ndim != 1 or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:

@@ -8,45 +8,20 @@ import re
 import torch
 from torch import nn, Tensor
 from torch.utils.data import Dataset, DataLoader
-from .masks import future_mask, check_finite, _check_int, _check_bool
+from .masks import future_mask
+from .ground import check_finite, check_int, check_bool, check_dropout, split_heads, merge_heads
 
 # %% auto #0
-__all__ = ['LAB_LIMITS', 'SPECIAL_TOKENS', 'split_heads', 'merge_heads', 'CausalAttention', 'MultiHeadAttentionWrapper',
-           'MultiHeadAttention', 'wrapper_to_mha', 'stage_names', 'layouts', 'track_element', 'track_closed_form',
-           'check_lab_shape', 'head_of_feature', 'plot_head_layout', 'load_sample_text', 'SimpleTokenizer',
-           'GPTDatasetV1', 'token_batches', 'CausalSelfAttention', 'MultiHeadAttentionWrapperWithProj']
-
-# %% ../nbs/07_multihead.ipynb #1e510f48
-def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
-                n_heads:int, # H, number of heads; D must be divisible by H
-               ) -> Tensor: # [B, H, T, d] with d = D // H
-    "Split the last axis into `n_heads` heads and move the head axis before time."
-    if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
-    if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
-    _check_int('n_heads', n_heads, 1)
-    B, T, D = x.shape
-    if D % n_heads: raise ValueError(f"D={D} (last dim of x) must be divisible by n_heads={n_heads}")
-    return x.view(B, T, n_heads, D // n_heads).transpose(1, 2)  # [B,T,H,d] -> [B,H,T,d]
-
-# %% ../nbs/07_multihead.ipynb #7ae0404b
-def merge_heads(x:Tensor, # [B, H, T, d] per-head context vectors
-               ) -> Tensor: # [B, T, H*d]
-    "Inverse of `split_heads`: move time back before heads, then merge the last two axes."
-    if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, H, T, d], got {type(x).__name__}")
-    if x.ndim != 4: raise ValueError(f"x must have shape [B, H, T, d] (4 dims), got {list(x.shape)}")
-    B, H, T, d = x.shape
-    return x.transpose(1, 2).reshape(B, T, H * d)  # [B,H,T,d] -> [B,T,H,d] -> [B,T,H*d]
+__all__ = ['LAB_LIMITS', 'SPECIAL_TOKENS', 'CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha',
+           'stage_names', 'layouts', 'track_element', 'track_closed_form', 'check_lab_shape', 'head_of_feature',
+           'plot_head_layout', 'load_sample_text', 'SimpleTokenizer', 'GPTDatasetV1', 'token_batches',
+           'CausalSelfAttention', 'MultiHeadAttentionWrapperWithProj']
 
 # %% ../nbs/07_multihead.ipynb #24b55df9
-def _check_dropout(dropout):
-    "Refuse a dropout rate outside [0, 1) (p = 1 would zero every weight and scale by 1/0)."
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
-
 def _check_args(d_in, d_out, context_length, dropout):
     "Check the constructor arguments shared by the upstream attention classes."
-    _check_int('d_in', d_in, 1); _check_int('d_out', d_out, 1)
-    _check_int('context_length', context_length, 1); _check_dropout(dropout)
+    check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
+    check_int('context_length', context_length, 1); check_dropout(dropout)
 
 def _check_input(x, d_in, context_length, weight):
     "Check that `x` is `[B, T, d_in]` with `T <= context_length`, on `weight`'s dtype and device."
@@ -70,7 +45,7 @@ class CausalAttention(nn.Module):
                  qkv_bias:bool=False, # add a bias to the three projections
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); _check_bool('qkv_bias', qkv_bias)
+        _check_args(d_in, d_out, context_length, dropout); check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -103,8 +78,8 @@ class MultiHeadAttentionWrapper(nn.Module):
                  qkv_bias:bool=False, # add a bias to the projections of every head
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); _check_int('num_heads', num_heads, 1)
-        _check_bool('qkv_bias', qkv_bias)
+        _check_args(d_in, d_out, context_length, dropout); check_int('num_heads', num_heads, 1)
+        check_bool('qkv_bias', qkv_bias)
         self.heads = nn.ModuleList(
             [self.head_cls(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
@@ -123,8 +98,8 @@ class MultiHeadAttention(nn.Module):
                  qkv_bias:bool=False, # add a bias to the three projections
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); _check_int('num_heads', num_heads, 1)
-        _check_bool('qkv_bias', qkv_bias)
+        _check_args(d_in, d_out, context_length, dropout); check_int('num_heads', num_heads, 1)
+        check_bool('qkv_bias', qkv_bias)
         if d_out % num_heads: raise ValueError(f"d_out must be divisible by num_heads: d_out={d_out}, num_heads={num_heads}")
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.num_heads = num_heads
@@ -178,13 +153,13 @@ def wrapper_to_mha(wrapper:MultiHeadAttentionWrapper, # independent heads (optio
 # %% ../nbs/07_multihead.ipynb #4c7913c7
 def _check_track_shape(B, T, D, H):
     "Refuse shapes the split cannot handle: ints >= 1 and D divisible by H."
-    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)): _check_int(name, v, 1)
+    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)): check_int(name, v, 1)
     if D % H: raise ValueError(f"D={D} must be divisible by H={H} (each head gets D/H features)")
 
 def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
                ) -> list: # five labels, one per layout
     "Labels of the five layouts of `layouts`."
-    _check_bool('wrong_merge', wrong_merge)
+    check_bool('wrong_merge', wrong_merge)
     if wrong_merge: return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
                             'no transpose back [B,H,T,d]', 'wrong reshape [B,T,D]']
     return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]', 'transpose back [B,T,H,d]', 'merge [B,T,D]']
@@ -196,7 +171,7 @@ def layouts(B:int, # batch size
             wrong_merge:bool=False, # merge by reshaping [B,H,T,d] without transposing back
            ) -> list: # five int64 tensors of element ids, see `stage_names`
     "The five layouts of the ids `0..B*T*D-1` through split and merge, computed with torch's own reshape/transpose."
-    _check_track_shape(B, T, D, H); _check_bool('wrong_merge', wrong_merge)
+    _check_track_shape(B, T, D, H); check_bool('wrong_merge', wrong_merge)
     d = D // H
     x = torch.arange(B * T * D).view(B, T, D)  # [B, T, D], id = flat index
     x4 = x.view(B, T, H, d)                     # [B, T, H, d]
@@ -225,7 +200,7 @@ def track_closed_form(e:int, # element id = flat index in the projected [B, T, D
                       wrong_merge:bool=False, # follow the wrong merge instead
                      ) -> list: # five coordinate lists, equal to `track_element`'s
     "The coordinates of `track_element` from arithmetic: h = c // d, r = c % d."
-    _check_track_shape(B, T, D, H); _check_element(e, B, T, D); _check_bool('wrong_merge', wrong_merge)
+    _check_track_shape(B, T, D, H); _check_element(e, B, T, D); check_bool('wrong_merge', wrong_merge)
     d = D // H
     b, t, c = e // (T * D), (e // D) % T, e % D
     h, r = c // d, c % d
@@ -355,7 +330,7 @@ class GPTDatasetV1(Dataset):
                  max_length:int, # tokens per window
                  stride:int, # tokens between the starts of two windows
                 ):
-        _check_int('max_length', max_length, 1); _check_int('stride', stride, 1)
+        check_int('max_length', max_length, 1); check_int('stride', stride, 1)
         token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
         if len(token_ids) <= max_length:
             raise ValueError(f"txt has {len(token_ids)} tokens; it needs more than max_length={max_length}")
@@ -375,7 +350,7 @@ def token_batches(txt:str, # the text
                   shuffle:bool=False, # shuffle the windows
                  ) -> DataLoader: # yields (x, y), each [batch_size, max_length] int64
     "Batches of token windows and their next-token targets, as in upstream's compressed notebook."
-    _check_int('batch_size', batch_size, 1)
+    check_int('batch_size', batch_size, 1)
     ds = GPTDatasetV1(txt, tokenizer, max_length, stride)
     if len(ds) < batch_size:
         raise ValueError(f"txt gives {len(ds)} windows, fewer than batch_size={batch_size}")

@@ -8,7 +8,7 @@ import math
 import torch
 from torch import Tensor
 from .attention import attention
-from .masks import _check_int
+from .ground import check_int
 
 # %% auto #0
 __all__ = ['dot_product_variance', 'variance_rel_se', 'random_attention_weights', 'concentration', 'softmax_jacobian_norm']
@@ -24,7 +24,7 @@ def dot_product_variance(d_k:int, # width of q and k
                          seed:int=0, # seed of the private torch.Generator
                         ) -> tuple: # (variance of q.k, variance of q.k / sqrt(d_k))
     "Sample variance of `q . k` for `n` pairs with i.i.d. N(0, std^2) components, unscaled and scaled."
-    _check_int('d_k', d_k, 1); _check_int('n', n, 2); _check_pos('std', std)
+    check_int('d_k', d_k, 1); check_int('n', n, 2); _check_pos('std', std)
     g = torch.Generator().manual_seed(seed)
     q = std * torch.randn(n, d_k, generator=g)                        # [n, d_k]
     k = std * torch.randn(n, d_k, generator=g)                        # [n, d_k]
@@ -36,7 +36,7 @@ def variance_rel_se(d_k:int, # width of q and k
                     n:int, # number of independent (q, k) pairs
                    ) -> float: # relative standard error of the sample variance of q.k
     "Relative standard error `sqrt((2 + 6/d_k) / n)` of the sample variance of `q . k`, unit normal components."
-    _check_int('d_k', d_k, 1); _check_int('n', n, 2)
+    check_int('d_k', d_k, 1); check_int('n', n, 2)
     return math.sqrt((2 + 6 / d_k) / n)
 
 # %% ../nbs/03_scaling.ipynb #833d6d2b
@@ -47,7 +47,7 @@ def random_attention_weights(d_k:int, # width of q and k
                              seed:int=0, # seed of the private torch.Generator
                             ) -> Tensor: # [n, T] attention weights, each row sums to 1
     "Attention weights of `n` random N(0,1) queries against `T` random N(0,1) keys."
-    _check_int('d_k', d_k, 1); _check_int('T', T, 1); _check_int('n', n, 1)
+    check_int('d_k', d_k, 1); check_int('T', T, 1); check_int('n', n, 1)
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(n, d_k, generator=g, dtype=torch.float64)        # [n, d_k]
     k = torch.randn(T, d_k, generator=g, dtype=torch.float64)        # [T, d_k]

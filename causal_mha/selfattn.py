@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 from torch import Tensor
-from .masks import _check_int, _check_bool
+from .ground import check_int, check_bool
 
 # %% auto #0
 __all__ = ['SelfAttention_v1', 'SelfAttention_v2', 'align_v2_to_v1']
@@ -31,7 +31,7 @@ class SelfAttention_v1(nn.Module):
                  d_out:int, # d_k = d_v, width of queries, keys and values
                 ):
         super().__init__()
-        _check_int('d_in', d_in, 1); _check_int('d_out', d_out, 1)
+        check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
         self.d_in, self.d_out = d_in, d_out
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key   = nn.Parameter(torch.rand(d_in, d_out))
@@ -62,8 +62,8 @@ class SelfAttention_v2(nn.Module):
                  qkv_bias:bool=False, # give the three projections a bias
                 ):
         super().__init__()
-        _check_int('d_in', d_in, 1); _check_int('d_out', d_out, 1)
-        _check_bool('qkv_bias', qkv_bias)
+        check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
+        check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out = d_in, d_out
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
