@@ -11,13 +11,6 @@ expected = cfg_keys + "lib_name user branch license status min_python audience l
 for o in expected: assert o in cfg, "missing expected setting: {}".format(o)
 setup_cfg = {o:cfg[o] for o in cfg_keys}
 
-licenses = {
-    'apache2': ('Apache Software License 2.0','OSI Approved :: Apache Software License'),
-    'mit': ('MIT License', 'OSI Approved :: MIT License'),
-    'gpl2': ('GNU General Public License v2', 'OSI Approved :: GNU General Public License v2 (GPLv2)'),
-    'gpl3': ('GNU General Public License v3', 'OSI Approved :: GNU General Public License v3 (GPLv3)'),
-    'bsd3': ('BSD License', 'OSI Approved :: BSD License'),
-}
 statuses = [ '1 - Planning', '2 - Pre-Alpha', '3 - Alpha',
     '4 - Beta', '5 - Production/Stable', '6 - Mature', '7 - Inactive' ]
 py_versions = '3.6 3.7 3.8 3.9 3.10 3.11 3.12'.split()
@@ -25,29 +18,36 @@ py_versions = '3.6 3.7 3.8 3.9 3.10 3.11 3.12'.split()
 requirements = shlex.split(cfg.get('requirements', ''))
 if cfg.get('pip_requirements'): requirements += shlex.split(cfg.get('pip_requirements', ''))
 min_python = cfg['min_python']
-lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = (cfg.get('dev_requirements') or '').split()
+# extras: `pip install "causal_mha[plots]"`, `pip install -e ".[dev]"`
+extras_require = {'dev': dev_requirements, 'plots': (cfg.get('plots_requirements') or '').split()}
 
-package_data = dict()
-pkg_data = cfg.get('package_data', None)
-if pkg_data:
-    package_data[cfg['lib_name']] =  pkg_data.split() # split as multiple files might be listed
-# Add package data to setup_cfg for setuptools.setup(..., **setup_cfg)
-setup_cfg['package_data'] = package_data
+# The license as an SPDX expression (PEP 639): setuptools >= 77 writes it as License-Expression and deprecates
+# `License ::` classifiers, so there are none; older setuptools (a fresh venv's bundled one) gets the same text.
+spdx = cfg['license_spdx']
+license_kw = {'license_expression': spdx} if int(setuptools.__version__.split('.')[0]) >= 77 else {'license': spdx}
+
+# Package data (the labs' HTML/CSS/JS, the shipped text) lives in folders without an __init__.py, e.g. labs/*.html.
+# Each such folder is listed as a package of its own (causal_mha.labs, causal_mha.data), so setuptools ships it
+# without warning that an importable-looking folder is absent from `packages`.
+lib = cfg['lib_name']
+pkg_data = (cfg.get('package_data') or '').split()
+data_pkgs = sorted({lib + '.' + '.'.join(g.split('/')[:-1]) for g in pkg_data if '/' in g})
+setup_cfg['package_data'] = {lib: pkg_data} if pkg_data else {}
 
 setuptools.setup(
     name = cfg['lib_name'],
-    license = lic[0],
+    **license_kw,
     classifiers = [
         'Development Status :: ' + statuses[int(cfg['status'])],
         'Intended Audience :: ' + cfg['audience'].title(),
         'Natural Language :: ' + cfg['language'].title(),
-    ] + ['Programming Language :: Python :: '+o for o in py_versions[py_versions.index(min_python):]] + (['License :: ' + lic[1] ] if lic[1] else []),
+    ] + ['Programming Language :: Python :: '+o for o in py_versions[py_versions.index(min_python):]],
     url = cfg['git_url'],
-    packages = setuptools.find_packages(),
+    packages = setuptools.find_packages() + data_pkgs,
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements },
+    extras_require = extras_require,
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),
