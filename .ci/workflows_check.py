@@ -22,7 +22,7 @@ cfg = configparser.ConfigParser(delimiters=['='])
 cfg.read(ROOT / 'settings.ini', encoding='utf-8')
 cfg = cfg['DEFAULT']
 
-TORCH_PIN = re.search(r'torch==[\w.+]+', (ROOT / '.ci' / 'run').read_text()).group(0)   # what CI installs
+TORCH_PIN = re.search(r'torch==\d[\w.+]*', (ROOT / '.ci' / 'run').read_text()).group(0)   # what CI installs
 CPU_TORCH = f'pip install {TORCH_PIN} --index-url https://download.pytorch.org/whl/cpu'
 DEV_INSTALL = 'pip install -e ".[dev]"'
 
