@@ -34,7 +34,7 @@ QUARTO_PREFIXES = ('fig-', 'tbl-', 'lst-')
 
 MACHINE_PATHS = ['/tmp/', '/root/', '/home/', str(ROOT) + '/']
 WARNING_RE = re.compile(r'\b\w*Warning:|\bwarnings\.warn\b')
-TRACEBACK_RE = re.compile(r'Traceback \(most recent call last\)|^\w*Error: ', re.M)
+TRACEBACK_RE = re.compile(r'Traceback \(most recent call last\)')
 
 
 def notebooks(folder):
