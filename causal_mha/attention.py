@@ -5,13 +5,14 @@
 # %% ../nbs/01_weighted_average.ipynb #7234c304
 from __future__ import annotations
 import math
+from numbers import Real
 import torch
 from torch import Tensor
-from .masks import check_mask
+from .masks import masked_softmax
 from .ground import check_finite, shape_of
 
 # %% auto #0
-__all__ = ['JOURNEY_WORDS', 'journey_inputs', 'attention']
+__all__ = ['attention']
 
 # %% ../nbs/01_weighted_average.ipynb #dd4673b8
 JOURNEY_WORDS = ('Your', 'journey', 'starts', 'with', 'one', 'step')
@@ -52,7 +53,7 @@ def _check_qkv(q, k, v):
 def _divisor(scale, d_k):
     "The number the scores are divided by: sqrt(d_k) for True, 1 for False, else `scale` itself."
     if isinstance(scale, bool): return math.sqrt(d_k) if scale else 1.0
-    if isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0: return float(scale)
+    if isinstance(scale, Real) and math.isfinite(scale) and scale > 0: return float(scale)
     raise ValueError(f"scale must be True, False or a positive finite number (the divisor), got {scale!r}")
 
 # %% ../nbs/01_weighted_average.ipynb #8054eec5
@@ -68,19 +69,6 @@ def attention(q:Tensor, # [..., T_q, d_k] queries
     div = _divisor(scale, q.shape[-1])
     scores = q @ k.transpose(-2, -1)                                # [..., T_q, d_k] @ [..., d_k, T_k] -> [..., T_q, T_k]
     if div != 1.0: scores = scores / div
-    if mask is not None:
-        if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-            raise TypeError(f"mask must be a bool tensor (True = may attend), got "
-                            f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
-        if mask.device != scores.device:
-            raise ValueError(f"mask must be on the device of q, got {mask.device}, q is on {q.device}")
-        Tq, Tk = scores.shape[-2:]
-        try: ok = mask.ndim >= 1 and torch.broadcast_shapes(mask.shape, scores.shape) == scores.shape
-        except RuntimeError: ok = False
-        if not ok: raise ValueError(f"mask of shape {shape_of(mask)} must broadcast to the scores' shape "
-                                    f"[..., T_q, T_k] = {shape_of(scores)}")
-        check_mask(mask.expand(torch.broadcast_shapes(mask.shape, (Tq, Tk))), 'mask')
-        scores = scores.masked_fill(~mask, float('-inf'))
-    weights = torch.softmax(scores, dim=-1)                         # each query's row sums to 1
+    weights = masked_softmax(scores, mask, name='mask')             # masked before softmax; each row sums to 1
     out = weights @ v                                               # [..., T_q, T_k] @ [..., T_k, d_v] -> [..., T_q, d_v]
     return (out, weights) if return_weights else out

@@ -4,11 +4,12 @@
 
 # %% ../nbs/05_causality_check.ipynb #1fc5f7a4
 from __future__ import annotations
-import copy
+import copy, math
+from numbers import Real
 from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
-from .ground import check_int  # the shared argument check; ground holds no attention class
+from .ground import check_int, check_bool  # the shared argument check; ground holds no attention class
 
 # %% auto #0
 __all__ = ['CausalCheck', 'check_causal', 'influence']
@@ -28,7 +29,7 @@ class _Prepared:
         if not isinstance(module, nn.Module):
             raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
         if dtype is not None and (not isinstance(dtype, torch.dtype) or not dtype.is_floating_point):
-            raise ValueError(f"dtype must be a floating torch dtype or None, got {dtype!r}")
+            raise TypeError(f"dtype must be a floating torch dtype or None, got {dtype!r}")
         self.module, self.dtype, self.train = module, dtype, bool(train)
     def __enter__(self):
         self.flags = [(m, m.training) for m in self.module.modules()]
@@ -110,13 +111,14 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
                  same_rng:bool=False, # with train=True: reseed before each pass so both draw the same dropout masks
                 ) -> CausalCheck:
     "Perturb only the future inputs of `module` and measure how much the earlier outputs, and their gradients, move."
-    for name, v, lo in (('B', B, 1), ('T', T, 2), ('D', D, 1), ('n_future', n_future, 1), ('seed', seed, 0)):
-        check_int(name, v, lo)
+    B, T, D, n_future, seed = (check_int(name, v, lo) for name, v, lo in
+                               (('B', B, 1), ('T', T, 2), ('D', D, 1), ('n_future', n_future, 1), ('seed', seed, 0)))
+    for name, v in (('grad', grad), ('strict', strict), ('train', train), ('same_rng', same_rng)): check_bool(name, v)
     if n_future >= T: raise ValueError(f"n_future must be smaller than T so that a prefix is left: n_future={n_future}, T={T}")
-    if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale < float('inf')):
+    if isinstance(scale, bool) or not (isinstance(scale, Real) and 0 < scale < math.inf):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
-    if isinstance(atol, bool) or not (isinstance(atol, (int, float)) and atol >= 0):
-        raise ValueError(f"atol must be a number >= 0, got {atol!r}")
+    if isinstance(atol, bool) or not (isinstance(atol, Real) and 0 <= atol < math.inf):
+        raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
     P = T - n_future
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)
@@ -153,7 +155,7 @@ def influence(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
               dtype:torch.dtype|None=torch.float64, # run a deep copy in this dtype; None: the module as it is
              ) -> Tensor: # [T, T] float64; [i, j] = max |d out_i / d x_j|, zero above the diagonal if causal
     "Measured dependence of each output position on each input position, in eval mode (one backward per row)."
-    for name, v, lo in (('B', B, 1), ('T', T, 1), ('D', D, 1), ('seed', seed, 0)): check_int(name, v, lo)
+    B, T, D, seed = (check_int(name, v, lo) for name, v, lo in (('B', B, 1), ('T', T, 1), ('D', D, 1), ('seed', seed, 0)))
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)
     prep = _Prepared(module, dtype, False)

@@ -4,14 +4,13 @@
 
 # %% ../nbs/06_dropout.ipynb #efd7d8f5
 from __future__ import annotations
-import math
+import math, operator
 from itertools import product
 from numbers import Real
 from typing import NamedTuple
 
 # %% auto #0
-__all__ = ['MAX_ENTRIES', 'SUM_TOL', 'check_weights', 'effective_p', 'check_keep_mask', 'dropout_row', 'dropout_masks',
-           'DropoutCase', 'enumerate_dropout', 'dropout_expectation']
+__all__ = ['effective_p', 'dropout_row', 'dropout_masks', 'DropoutCase', 'enumerate_dropout', 'dropout_expectation']
 
 # %% ../nbs/06_dropout.ipynb #efa503cb
 MAX_ENTRIES = 6    # longest row the enumeration accepts (2**6 = 64 masks)
@@ -79,9 +78,10 @@ def dropout_row(weights, # a row of attention weights (see `check_weights`)
 def dropout_masks(n:int, # number of weights in the row, 1..6
                  ) -> list: # all 2**n keep-masks as tuples of 0/1, '00..0' first, '11..1' last
     "Every keep-mask of a row of `n` weights, in binary counting order (position 0 is the leftmost bit)."
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ENTRIES:
-        raise ValueError(f"n must be an int in 1..{MAX_ENTRIES}, got {n!r}")
-    return list(product((0, 1), repeat=n))
+    try: k = None if isinstance(n, bool) else operator.index(n)   # int or NumPy int; not bool, float or str
+    except TypeError: k = None
+    if k is None or not 1 <= k <= MAX_ENTRIES: raise ValueError(f"n must be an int in 1..{MAX_ENTRIES}, got {n!r}")
+    return list(product((0, 1), repeat=k))
 
 # %% ../nbs/06_dropout.ipynb #e3c3235d
 class DropoutCase(NamedTuple):

@@ -15,6 +15,7 @@ def attention_param_count(d_in:int, # input width D_in
                           qkv_bias:bool=False, # the Q, K, V projections have biases
                          ) -> int: # 3·D_in·D_o (+ 3·D_o) for Q, K, V plus D_o² + D_o for the output projection
     "Parameters of one multi-head attention module with an output projection; `4D² + D` when D_in = D_o = D."
-    d_out = d_in if d_out is None else d_out
-    check_int('d_in', d_in, 1); check_int('d_out', d_out, 1); check_bool('qkv_bias', qkv_bias)
+    d_in = check_int('d_in', d_in, 1)
+    d_out = d_in if d_out is None else check_int('d_out', d_out, 1)
+    check_bool('qkv_bias', qkv_bias)
     return 3 * d_in * d_out + (3 * d_out if qkv_bias else 0) + d_out * d_out + d_out

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_labs.ipynb #235bc4cc
 from __future__ import annotations
-import html, itertools, math, re
+import html, itertools, math, operator, re
 from importlib import resources
 from pathlib import Path
 import torch
@@ -12,7 +12,7 @@ from .masks import causal_mask
 from .ground import check_int
 from .attention import attention
 from .dropout import check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
-from .multihead import check_lab_shape, layouts, stage_names, track_element
+from .multihead import layouts, stage_names, track_element
 
 # %% auto #0
 __all__ = ['MAX_SIDE', 'VALUE_RANGE', 'ATTENTION_EXAMPLES', 'LAB_NAMES', 'LabInputError', 'fmt', 'parse_matrix', 'attention_lab',
@@ -176,6 +176,20 @@ def dropout_lab(weights, # the row: text ('0.2 0.3 0.5', spaces or commas) or a 
                 weight_sum=math.fsum(w), sample_sum=math.fsum(sample), expectation_sum=math.fsum(expectation),
                 cases=[dict(mask=''.join(map(str, c.mask)), prob=c.prob, total=c.total) for c in cases])
 
+# %% ../nbs/10_labs.ipynb #66a1abda
+MULTIHEAD_LIMITS = dict(B=(1, 2), T=(1, 4), D=(1, 12), H=(1, 4))  # inclusive ranges of the multi-head lab
+
+def _check_lab_shape(B, T, D, H):
+    "Refuse sizes outside `MULTIHEAD_LIMITS` with the page's messages; return them as `int`s."
+    out = []
+    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)):
+        lo, hi = MULTIHEAD_LIMITS[name]
+        try: k = None if isinstance(v, bool) else operator.index(v)   # int or NumPy int; not bool or float
+        except TypeError: k = None
+        if k is None or not lo <= k <= hi: raise LabInputError(name, f"{name} must be an int in {lo}..{hi} in the lab, got {v!r}")
+        out.append(k)
+    return out
+
 # %% ../nbs/10_labs.ipynb #364ca251
 _INT = re.compile(r'[+-]?[0-9]+')
 
@@ -207,15 +221,14 @@ def multihead_lab(B=1, # batch: 1 or 2 (int or typed text)
     for name, x in (('B', B), ('T', T), ('D', D), ('H', H)): vals[name] = _parse_int(x, name)
     e = _parse_element(element)
     _check_flag('wrong', wrong_merge)
-    try: B, T, D, H, d = check_lab_shape(vals['B'], vals['T'], vals['D'], vals['H'])
-    except ValueError as err:
-        msg = str(err); raise LabInputError(re.match(r'[A-Z]', msg).group(), msg) from None
+    B, T, D, H = _check_lab_shape(vals['B'], vals['T'], vals['D'], vals['H'])
+    ids = _as_field('D', layouts, B, T, D, H, wrong_merge)    # refuses a D that H does not divide
     coords = _as_field('element', track_element, e, B, T, D, H, wrong_merge)
     axes = [['B', 'T', 'D'], ['B', 'T', 'H', 'd'], ['B', 'H', 'T', 'd'],
             ['B', 'H', 'T', 'd'] if wrong_merge else ['B', 'T', 'H', 'd'], ['B', 'T', 'D']]
     L = [dict(name=n, axes=a, shape=list(t.shape), ids=t.tolist(), coord=c)
-         for n, a, t, c in zip(stage_names(wrong_merge), axes, layouts(B, T, D, H, wrong_merge), coords)]
-    return dict(B=B, T=T, D=D, H=H, d=d, element=e, wrong_merge=wrong_merge, n=B * T * D, layouts=L, path=coords)
+         for n, a, t, c in zip(stage_names(wrong_merge), axes, ids, coords)]
+    return dict(B=B, T=T, D=D, H=H, d=D // H, element=e, wrong_merge=wrong_merge, n=B * T * D, layouts=L, path=coords)
 
 # %% ../nbs/10_labs.ipynb #4a12b52c
 LAB_NAMES = ('attention', 'dropout', 'multihead')

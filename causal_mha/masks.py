@@ -9,8 +9,8 @@ from torch import Tensor
 from .ground import check_int, check_bool, check_finite, shape_of
 
 # %% auto #0
-__all__ = ['future_mask', 'causal_mask', 'additive_mask', 'shape_of', 'empty_rows', 'check_mask', 'masked_softmax',
-           'post_softmax_mask', 'padding_mask', 'attention_mask']
+__all__ = ['future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_mask', 'masked_softmax', 'padding_mask',
+           'attention_mask']
 
 # %% ../nbs/04_causal_mask.ipynb #6937aeeb
 def future_mask(T:int, # number of positions (rows and columns)
@@ -42,14 +42,13 @@ def additive_mask(allowed:Tensor, # bool mask, True = may attend
     return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed, float('-inf'))
 
 # %% ../nbs/04_causal_mask.ipynb #41ab8ee1
-def shape_of(x): return list(x.shape) if isinstance(x, Tensor) else type(x).__name__  # for messages
-
 def empty_rows(mask:Tensor, # bool, True = may attend, keys on the last axis
               ) -> list: # index tuples of the rows with no visible key
     "Every query row of `mask` that can see no key at all (plain softmax would give NaN there)."
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.ndim < 1:
-        raise TypeError(f"mask must be a bool tensor with at least 1 dim (True = may attend), got "
-                        f"{type(mask).__name__ if not isinstance(mask, Tensor) else f'dtype {mask.dtype}, shape {shape_of(mask)}'}")
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor (True = may attend), got "
+                        f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+    if mask.ndim < 1: raise ValueError("mask must have at least 1 dim (keys on the last axis), got shape []")
     return [tuple(i) for i in (~mask.any(dim=-1)).nonzero().tolist()]
 
 def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
@@ -75,34 +74,25 @@ def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
 # %% ../nbs/04_causal_mask.ipynb #200b17f5
 def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already scaled)
                    allowed:Tensor|None=None, # bool, True = may attend, broadcastable to `scores`; None = no mask
+                   name:str='allowed', # the mask argument's name, used in messages (`attention` passes 'mask')
                   ) -> Tensor: # [..., T_q, T_k] weights, each row sums to 1, masked keys exactly 0
     "Softmax over the last axis with the mask applied **before** it (`-inf` fill); never returns NaN."
-    if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point or scores.ndim < 1:
-        raise TypeError(f"scores must be a floating tensor with at least 1 dim, got "
-                        f"{type(scores).__name__ if not isinstance(scores, Tensor) else f'dtype {scores.dtype}, shape {shape_of(scores)}'}")
+    if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point:
+        raise TypeError(f"scores must be a floating tensor, got "
+                        f"{scores.dtype if isinstance(scores, Tensor) else type(scores).__name__}")
+    if scores.ndim < 1: raise ValueError("scores must have at least 1 dim (keys on the last axis), got shape []")
     if allowed is not None:
-        check_mask(allowed, 'allowed', shape=scores.shape)
-        if allowed.device != scores.device:
-            raise ValueError(f"allowed must be on the device of scores, got {allowed.device}, scores on {scores.device}")
+        if isinstance(allowed, Tensor) and allowed.device != scores.device:
+            raise ValueError(f"{name} must be on the device of the scores, got {name} on {allowed.device}, "
+                             f"scores on {scores.device}")
+        check_mask(allowed, name, shape=scores.shape)
         scores = scores.masked_fill(~allowed, float('-inf'))         # masked keys: e^-inf = 0
     bad = torch.isnan(scores) | torch.isposinf(scores)               # only visible scores can still be bad
     if bad.any():
         raise ValueError(f"scores of shape {shape_of(scores)} contain NaN or +inf at visible keys "
                          f"(first at {bad.nonzero()[0].tolist()}); softmax would give NaN")
-    check_mask(scores > float('-inf'), 'allowed & (scores > -inf)')   # keys already at -inf count as masked
+    check_mask(scores > float('-inf'), f"{name} & (scores > -inf)")  # keys already at -inf count as masked
     return torch.softmax(scores, dim=-1)
-
-# %% ../nbs/04_causal_mask.ipynb #7218d493
-def post_softmax_mask(scores:Tensor, # [..., T_q, T_k] floating scores
-                      allowed:Tensor, # bool, True = may attend, broadcastable to `scores`
-                      renormalise:bool=True, # divide each row by what is left (upstream's step 2)
-                     ) -> Tensor: # [..., T_q, T_k]; may hold NaN: shown for comparison, not for use
-    "Upstream's detour: softmax over **all** keys, zero the masked weights, then (optionally) renormalise."
-    if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point:
-        raise TypeError(f"scores must be a floating tensor, got {type(scores).__name__ if not isinstance(scores, Tensor) else scores.dtype}")
-    check_mask(allowed, 'allowed', shape=scores.shape)
-    w = torch.softmax(scores, dim=-1) * allowed                     # rows no longer sum to 1
-    return w / w.sum(-1, keepdim=True) if renormalise else w
 
 # %% ../nbs/04_causal_mask.ipynb #66a255db
 def padding_mask(lengths, # [B] number of real tokens in each sequence
@@ -127,14 +117,18 @@ def attention_mask(causal:Tensor|None=None, # [Tq, Tk] bool, True = may attend (
                   ) -> Tensor: # [B, 1, Tq, Tk] (or [Tq, Tk] without padding), True = may attend
     "Combine a causal mask and a key padding mask; broadcastable over heads as `[B, 1, Tq, Tk]`."
     if causal is None and key_padding is None: raise ValueError("give at least one of causal or key_padding")
-    for name, m, nd in (('causal', causal, 2), ('key_padding', key_padding, 2)):
-        if m is not None and (not isinstance(m, Tensor) or m.dtype != torch.bool or m.ndim != nd):
-            raise ValueError(f"{name} must be a {nd}-D bool tensor, got "
-                             f"{tuple(m.shape) if isinstance(m, Tensor) else type(m).__name__}"
-                             f"{' of dtype ' + str(m.dtype) if isinstance(m, Tensor) else ''}")
+    for name, m in (('causal', causal), ('key_padding', key_padding)):
+        if m is None: continue
+        if not isinstance(m, Tensor) or m.dtype != torch.bool:
+            raise TypeError(f"{name} must be a 2-D bool tensor, got "
+                            f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
+        if m.ndim != 2: raise ValueError(f"{name} must be a 2-D bool tensor, got shape {shape_of(m)}")
     if key_padding is None: return causal
     pad = key_padding[:, None, None, :]
     if causal is None: return pad
     if causal.shape[-1] != key_padding.shape[-1]:
         raise ValueError(f"causal has {causal.shape[-1]} key columns but key_padding has {key_padding.shape[-1]}")
+    if causal.device != key_padding.device:
+        raise ValueError(f"causal and key_padding must be on one device, got causal on {causal.device}, "
+                         f"key_padding on {key_padding.device}")
     return causal[None, None] & pad

@@ -4,30 +4,27 @@
 
 # %% ../nbs/07_multihead.ipynb #832facd3
 from __future__ import annotations
-import re
+import operator
 import torch
 from torch import nn, Tensor
-from torch.utils.data import Dataset, DataLoader
 from .masks import future_mask
 from .ground import check_finite, check_int, check_bool, check_dropout, split_heads, merge_heads
 
 # %% auto #0
-__all__ = ['LAB_LIMITS', 'SPECIAL_TOKENS', 'CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha',
-           'stage_names', 'layouts', 'track_element', 'track_closed_form', 'check_lab_shape', 'head_of_feature',
-           'plot_head_layout', 'load_sample_text', 'SimpleTokenizer', 'GPTDatasetV1', 'token_batches',
+__all__ = ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha', 'layouts', 'track_element',
            'CausalSelfAttention', 'MultiHeadAttentionWrapperWithProj']
 
 # %% ../nbs/07_multihead.ipynb #24b55df9
 def _check_args(d_in, d_out, context_length, dropout):
-    "Check the constructor arguments shared by the upstream attention classes."
-    check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
-    check_int('context_length', context_length, 1); check_dropout(dropout)
+    "Check the constructor arguments shared by the upstream attention classes; return them as `int`s and a `float`."
+    return (check_int('d_in', d_in, 1), check_int('d_out', d_out, 1),
+            check_int('context_length', context_length, 1), check_dropout(dropout))
 
 def _check_input(x, d_in, context_length, weight):
-    "Check that `x` is `[B, T, d_in]` with `T <= context_length`, on `weight`'s dtype and device."
+    "Check that `x` is `[B, T, d_in]` with `T <= context_length`, of `weight`'s dtype and on its device."
     if not isinstance(x, Tensor): raise TypeError(f"x must be a Tensor, got {type(x).__name__}")
-    if x.dtype != weight.dtype or x.device != weight.device:
-        raise TypeError(f"x must have the module's dtype {weight.dtype} on {weight.device}, got {x.dtype} on {x.device}")
+    if x.dtype != weight.dtype: raise TypeError(f"x must have the module's dtype {weight.dtype}, got {x.dtype}")
+    if x.device != weight.device: raise ValueError(f"x must be on the module's device {weight.device}, got {x.device}")
     if x.ndim != 3: raise ValueError(f"x must have shape [B, T, d_in] (3 dims), got {list(x.shape)}")
     if x.shape[-1] != d_in: raise ValueError(f"x must have last dim d_in={d_in}, got shape {list(x.shape)}")
     if x.shape[1] > context_length:
@@ -45,7 +42,8 @@ class CausalAttention(nn.Module):
                  qkv_bias:bool=False, # add a bias to the three projections
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); check_bool('qkv_bias', qkv_bias)
+        d_in, d_out, context_length, dropout = _check_args(d_in, d_out, context_length, dropout)
+        check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -78,8 +76,8 @@ class MultiHeadAttentionWrapper(nn.Module):
                  qkv_bias:bool=False, # add a bias to the projections of every head
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); check_int('num_heads', num_heads, 1)
-        check_bool('qkv_bias', qkv_bias)
+        d_in, d_out, context_length, dropout = _check_args(d_in, d_out, context_length, dropout)
+        num_heads = check_int('num_heads', num_heads, 1); check_bool('qkv_bias', qkv_bias)
         self.heads = nn.ModuleList(
             [self.head_cls(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
@@ -98,8 +96,8 @@ class MultiHeadAttention(nn.Module):
                  qkv_bias:bool=False, # add a bias to the three projections
                 ):
         super().__init__()
-        _check_args(d_in, d_out, context_length, dropout); check_int('num_heads', num_heads, 1)
-        check_bool('qkv_bias', qkv_bias)
+        d_in, d_out, context_length, dropout = _check_args(d_in, d_out, context_length, dropout)
+        num_heads = check_int('num_heads', num_heads, 1); check_bool('qkv_bias', qkv_bias)
         if d_out % num_heads: raise ValueError(f"d_out must be divisible by num_heads: d_out={d_out}, num_heads={num_heads}")
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.num_heads = num_heads
@@ -152,17 +150,10 @@ def wrapper_to_mha(wrapper:MultiHeadAttentionWrapper, # independent heads (optio
 
 # %% ../nbs/07_multihead.ipynb #4c7913c7
 def _check_track_shape(B, T, D, H):
-    "Refuse shapes the split cannot handle: ints >= 1 and D divisible by H."
-    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)): check_int(name, v, 1)
+    "Refuse shapes the split cannot handle: ints >= 1 and D divisible by H; return them as `int`s."
+    B, T, D, H = (check_int(name, v, 1) for name, v in (('B', B), ('T', T), ('D', D), ('H', H)))
     if D % H: raise ValueError(f"D={D} must be divisible by H={H} (each head gets D/H features)")
-
-def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
-               ) -> list: # five labels, one per layout
-    "Labels of the five layouts of `layouts`."
-    check_bool('wrong_merge', wrong_merge)
-    if wrong_merge: return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
-                            'no transpose back [B,H,T,d]', 'wrong reshape [B,T,D]']
-    return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]', 'transpose back [B,T,H,d]', 'merge [B,T,D]']
+    return B, T, D, H
 
 def layouts(B:int, # batch size
             T:int, # positions per sequence
@@ -171,7 +162,7 @@ def layouts(B:int, # batch size
             wrong_merge:bool=False, # merge by reshaping [B,H,T,d] without transposing back
            ) -> list: # five int64 tensors of element ids, see `stage_names`
     "The five layouts of the ids `0..B*T*D-1` through split and merge, computed with torch's own reshape/transpose."
-    _check_track_shape(B, T, D, H); check_bool('wrong_merge', wrong_merge)
+    B, T, D, H = _check_track_shape(B, T, D, H); check_bool('wrong_merge', wrong_merge)
     d = D // H
     x = torch.arange(B * T * D).view(B, T, D)  # [B, T, D], id = flat index
     x4 = x.view(B, T, H, d)                     # [B, T, H, d]
@@ -180,181 +171,31 @@ def layouts(B:int, # batch size
     back = xh.transpose(1, 2)                   # [B, T, H, d]
     return [x, x4, xh, back, back.reshape(B, T, D)]  # [B, T, H, d] -> [B, T, D]
 
+# %% ../nbs/07_multihead.ipynb #ba0ef928
+def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
+               ) -> list: # five labels, one per layout
+    "Labels of the five layouts of `layouts`."
+    check_bool('wrong_merge', wrong_merge)
+    if wrong_merge: return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
+                            'no transpose back [B,H,T,d]', 'wrong reshape [B,T,D]']
+    return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]', 'transpose back [B,T,H,d]', 'merge [B,T,D]']
+
 # %% ../nbs/07_multihead.ipynb #a74d6f2f
 def _check_element(e, B, T, D):
-    "Refuse an element id outside 0..B*T*D-1."
+    "Refuse an element id outside 0..B*T*D-1; return it as an `int`."
     n = B * T * D
-    if isinstance(e, bool) or not isinstance(e, int) or not 0 <= e < n:
-        raise ValueError(f"e must be an element id in 0..{n - 1} (B*T*D={n}), got {e!r}")
+    try: k = None if isinstance(e, bool) else operator.index(e)   # int or NumPy int; not bool, float or str
+    except TypeError: k = None
+    if k is None or not 0 <= k < n: raise ValueError(f"e must be an element id in 0..{n - 1} (B*T*D={n}), got {e!r}")
+    return k
 
 def track_element(e:int, # element id = flat index in the projected [B, T, D] tensor
                   B:int, T:int, D:int, H:int, # shape: batch, positions, total width, heads
                   wrong_merge:bool=False, # follow the wrong merge instead
                  ) -> list: # five coordinate lists, one per layout of `layouts`
     "Where element `e` sits in each of the five layouts (found by searching the torch layouts)."
-    _check_track_shape(B, T, D, H); _check_element(e, B, T, D)
+    B, T, D, H = _check_track_shape(B, T, D, H); e = _check_element(e, B, T, D)
     return [(t == e).nonzero()[0].tolist() for t in layouts(B, T, D, H, wrong_merge)]
-
-def track_closed_form(e:int, # element id = flat index in the projected [B, T, D] tensor
-                      B:int, T:int, D:int, H:int, # shape: batch, positions, total width, heads
-                      wrong_merge:bool=False, # follow the wrong merge instead
-                     ) -> list: # five coordinate lists, equal to `track_element`'s
-    "The coordinates of `track_element` from arithmetic: h = c // d, r = c % d."
-    _check_track_shape(B, T, D, H); _check_element(e, B, T, D); check_bool('wrong_merge', wrong_merge)
-    d = D // H
-    b, t, c = e // (T * D), (e // D) % T, e % D
-    h, r = c // d, c % d
-    if wrong_merge:
-        f = ((b * H + h) * T + t) * d + r  # position in memory order of [B, H, T, d]
-        return [[b, t, c], [b, t, h, r], [b, h, t, r], [b, h, t, r], [f // (T * D), (f // D) % T, f % D]]
-    return [[b, t, c], [b, t, h, r], [b, h, t, r], [b, t, h, r], [b, t, c]]
-
-# %% ../nbs/07_multihead.ipynb #ba5ac58b
-LAB_LIMITS = dict(B=(1, 2), T=(1, 4), D=(1, 12), H=(1, 4))  # inclusive ranges of the multi-head lab
-
-def check_lab_shape(B:int, T:int, D:int, H:int, # shape: batch, positions, total width, heads
-                   ) -> tuple: # (B, T, D, H, d) when the shape is allowed
-    "Refuse shapes outside the multi-head lab's limits (B 1-2, T 1-4, D <= 12, H <= 4, D divisible by H)."
-    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)):
-        lo, hi = LAB_LIMITS[name]
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise ValueError(f"{name} must be an int in {lo}..{hi} in the lab, got {v!r}")
-    _check_track_shape(B, T, D, H)
-    return B, T, D, H, D // H
-
-# %% ../nbs/07_multihead.ipynb #c6ba8e7f
-def head_of_feature(T:int, # positions
-                    D:int, # total width; must be divisible by H
-                    H:int, # heads
-                   ) -> Tensor: # [T, D] int64, the head each element goes to
-    "The head index of every element of a `[T, D]` grid, read off `split_heads`."
-    _check_track_shape(1, T, D, H)
-    ids = torch.arange(T * D).view(1, T, D)
-    heads = split_heads(ids, H)[0]  # [H, T, d]
-    out = torch.empty(T * D, dtype=torch.long)
-    for h in range(H): out[heads[h].flatten()] = h
-    return out.view(T, D)
-
-def plot_head_layout(T:int=3, # positions
-                     D:int=4, # total width; must be divisible by H
-                     H:int=2, # heads
-                     ax=None, # two matplotlib axes to draw on; new figure when None
-                    ): # the matplotlib Figure
-    "Draw the `[T, D]` grid coloured by head (from `split_heads`) beside the `H` blocks `[T, d]` after the split."
-    import matplotlib.pyplot as plt
-    grid = head_of_feature(T, D, H)
-    split = split_heads(torch.arange(T * D).view(1, T, D), H)[0]  # [H, T, d]
-    stacked = split.reshape(H * T, D // H)                        # [H*T, d]
-    from matplotlib.colors import ListedColormap
-    if ax is None: fig, ax = plt.subplots(1, 2, figsize=(2.5 + 0.6 * (D + D // H), 1.2 + 0.35 * H * T),
-                                          gridspec_kw=dict(width_ratios=[D, D // H]))
-    else: fig = ax[0].figure
-    cmap = ListedColormap((plt.get_cmap('Pastel1').colors * H)[:max(H, 2)])
-    ax[0].imshow(grid, cmap=cmap, vmin=-0.5, vmax=max(H, 2) - 0.5)
-    ax[1].imshow(grid.flatten()[stacked], cmap=cmap, vmin=-0.5, vmax=max(H, 2) - 0.5)  # each id keeps its colour
-    for i in range(T):
-        for j in range(D): ax[0].text(j, i, f"e{i * D + j}", ha='center', va='center', fontsize=8)
-    for i in range(H * T):
-        for j in range(D // H): ax[1].text(j, i, f"e{int(stacked[i, j])}", ha='center', va='center', fontsize=8)
-    ax[0].set(title=f"[T, D] = [{T}, {D}], colour = head", xlabel="feature c", ylabel="position t",
-              xticks=range(D), yticks=range(T))
-    ax[1].set(title=f"after split: {H} x [T, d]", xlabel="r", xticks=range(D // H),
-              yticks=range(H * T), yticklabels=[f"h{h} t{t}" for h in range(H) for t in range(T)])
-    fig.tight_layout()
-    return fig
-
-# %% ../nbs/07_multihead.ipynb #2eba2888
-def load_sample_text(name:str='sample-text.txt', # a file in the package's `data/` folder
-                    ) -> str: # its text (UTF-8)
-    "Read a small text shipped with the package, via `importlib.resources`."
-    from importlib.resources import files
-    folder = files('causal_mha') / 'data'
-    names = sorted(p.name for p in folder.iterdir() if p.name.endswith('.txt'))
-    if name not in names: raise FileNotFoundError(f"name must be one of {names}, got {name!r}")
-    return (folder / name).read_text(encoding='utf-8')
-
-# %% ../nbs/07_multihead.ipynb #cbd72f2d
-_SPLIT = r'([,.:;?_!"()\']|--|\s)'  # upstream's split: punctuation, double dash, whitespace
-SPECIAL_TOKENS = ('<|endoftext|>', '<|unk|>')
-
-def _pieces(text:str) -> list:
-    "Split `text` into words and punctuation marks, dropping whitespace."
-    return [p.strip() for p in re.split(_SPLIT, text) if p.strip()]
-
-class SimpleTokenizer:
-    "Word-level tokenizer like upstream's `SimpleTokenizerV2`: unknown words become `<|unk|>`."
-    def __init__(self, vocab:dict): # token string -> id, ids 0..n-1, containing both SPECIAL_TOKENS
-        if not isinstance(vocab, dict):
-            raise TypeError(f"vocab must be a dict mapping token strings to ids, got {type(vocab).__name__}")
-        n, seen = len(vocab), {}
-        for tok, i in vocab.items():
-            if not isinstance(tok, str): raise ValueError(f"vocab keys must be token strings, got {tok!r} (id {i!r})")
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
-                raise ValueError(f"vocab ids must be ints in 0..{n - 1} (len(vocab)={n}), got {i!r} for token {tok!r}")
-            if i in seen: raise ValueError(f"vocab ids must be distinct, got id {i} for both {seen[i]!r} and {tok!r}")
-            seen[i] = tok
-        missing = [t for t in SPECIAL_TOKENS if t not in vocab]
-        if missing: raise ValueError(f"vocab must contain the special tokens {list(SPECIAL_TOKENS)}, missing {missing}")
-        self.str_to_int = vocab
-        self.int_to_str = {i: s for s, i in vocab.items()}
-
-    @classmethod
-    def from_text(cls, text:str): # the text whose words form the vocabulary
-        "Build the vocabulary from `text`: its sorted distinct words, then `<|endoftext|>`, `<|unk|>`."
-        if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-        words = sorted(set(_pieces(text)) - set(SPECIAL_TOKENS)) + list(SPECIAL_TOKENS)
-        return cls({w: i for i, w in enumerate(words)})
-
-    def __len__(self): return len(self.str_to_int)
-
-    def encode(self, text:str, allowed_special=None) -> list:
-        "Token ids of `text`; special tokens are always allowed (`allowed_special` is accepted for tiktoken's signature)."
-        if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-        unk = self.str_to_int['<|unk|>']
-        return [self.str_to_int.get(p, unk) for p in _pieces(text)]
-
-    def decode(self, ids) -> str:
-        "Text of token ids, without spaces before punctuation."
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if i not in self.int_to_str]
-        if bad: raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {bad}")
-        text = " ".join(self.int_to_str[i] for i in ids)
-        return re.sub(r'\s+([,.:;?!"()\'])', r'\1', text)
-
-# %% ../nbs/07_multihead.ipynb #c28eb50e
-class GPTDatasetV1(Dataset):
-    "Upstream's sliding-window dataset: pairs of `[max_length]` input ids and the same window shifted by one."
-    def __init__(self,
-                 txt:str, # the text
-                 tokenizer, # anything with `encode(text, allowed_special=...)`
-                 max_length:int, # tokens per window
-                 stride:int, # tokens between the starts of two windows
-                ):
-        check_int('max_length', max_length, 1); check_int('stride', stride, 1)
-        token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
-        if len(token_ids) <= max_length:
-            raise ValueError(f"txt has {len(token_ids)} tokens; it needs more than max_length={max_length}")
-        self.input_ids, self.target_ids = [], []
-        for i in range(0, len(token_ids) - max_length, stride):
-            self.input_ids.append(torch.tensor(token_ids[i:i + max_length]))
-            self.target_ids.append(torch.tensor(token_ids[i + 1:i + max_length + 1]))
-
-    def __len__(self): return len(self.input_ids)
-    def __getitem__(self, idx): return self.input_ids[idx], self.target_ids[idx]
-
-def token_batches(txt:str, # the text
-                  tokenizer, # e.g. `SimpleTokenizer.from_text(txt)`
-                  batch_size:int=8, # windows per batch
-                  max_length:int=4, # tokens per window
-                  stride:int=4, # tokens between window starts (= max_length: no overlap)
-                  shuffle:bool=False, # shuffle the windows
-                 ) -> DataLoader: # yields (x, y), each [batch_size, max_length] int64
-    "Batches of token windows and their next-token targets, as in upstream's compressed notebook."
-    check_int('batch_size', batch_size, 1)
-    ds = GPTDatasetV1(txt, tokenizer, max_length, stride)
-    if len(ds) < batch_size:
-        raise ValueError(f"txt gives {len(ds)} windows, fewer than batch_size={batch_size}")
-    return DataLoader(ds, batch_size=batch_size, shuffle=shuffle, drop_last=True)
 
 # %% ../nbs/07_multihead.ipynb #2af4b540
 class CausalSelfAttention(CausalAttention):
@@ -372,7 +213,8 @@ class MultiHeadAttentionWrapperWithProj(MultiHeadAttentionWrapper):
                  qkv_bias:bool=False, # add a bias to the projections of every head
                 ):
         super().__init__(d_in, d_out, context_length, dropout, num_heads, qkv_bias)
-        self.out_proj = nn.Linear(d_out * num_heads, d_out * num_heads)
+        width = self.heads[0].d_out * len(self.heads)  # d_out * num_heads, as checked ints
+        self.out_proj = nn.Linear(width, width)
 
     def forward(self, x:Tensor) -> Tensor:
         return self.out_proj(super().forward(x))  # [B, T, H*d_out] -> [B, T, H*d_out]

@@ -5,17 +5,18 @@
 # %% ../nbs/03_scaling.ipynb #f282c3f3
 from __future__ import annotations
 import math
+from numbers import Real
 import torch
 from torch import Tensor
 from .attention import attention
-from .ground import check_int
+from .ground import check_int, check_bool
 
 # %% auto #0
-__all__ = ['dot_product_variance', 'variance_rel_se', 'random_attention_weights', 'concentration', 'softmax_jacobian_norm']
+__all__ = ['dot_product_variance', 'random_attention_weights', 'concentration', 'softmax_jacobian_norm']
 
 # %% ../nbs/03_scaling.ipynb #db2664b9
 def _check_pos(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 def dot_product_variance(d_k:int, # width of q and k
@@ -24,20 +25,12 @@ def dot_product_variance(d_k:int, # width of q and k
                          seed:int=0, # seed of the private torch.Generator
                         ) -> tuple: # (variance of q.k, variance of q.k / sqrt(d_k))
     "Sample variance of `q . k` for `n` pairs with i.i.d. N(0, std^2) components, unscaled and scaled."
-    check_int('d_k', d_k, 1); check_int('n', n, 2); _check_pos('std', std)
+    d_k, n, seed = check_int('d_k', d_k, 1), check_int('n', n, 2), check_int('seed', seed); _check_pos('std', std)
     g = torch.Generator().manual_seed(seed)
     q = std * torch.randn(n, d_k, generator=g)                        # [n, d_k]
     k = std * torch.randn(n, d_k, generator=g)                        # [n, d_k]
     s = (q * k).sum(-1).double()                                      # [n] one score per pair
     return s.var().item(), (s / math.sqrt(d_k)).var().item()
-
-# %% ../nbs/03_scaling.ipynb #5f5b688a
-def variance_rel_se(d_k:int, # width of q and k
-                    n:int, # number of independent (q, k) pairs
-                   ) -> float: # relative standard error of the sample variance of q.k
-    "Relative standard error `sqrt((2 + 6/d_k) / n)` of the sample variance of `q . k`, unit normal components."
-    check_int('d_k', d_k, 1); check_int('n', n, 2)
-    return math.sqrt((2 + 6 / d_k) / n)
 
 # %% ../nbs/03_scaling.ipynb #833d6d2b
 def random_attention_weights(d_k:int, # width of q and k
@@ -47,18 +40,23 @@ def random_attention_weights(d_k:int, # width of q and k
                              seed:int=0, # seed of the private torch.Generator
                             ) -> Tensor: # [n, T] attention weights, each row sums to 1
     "Attention weights of `n` random N(0,1) queries against `T` random N(0,1) keys."
-    check_int('d_k', d_k, 1); check_int('T', T, 1); check_int('n', n, 1)
+    d_k, T, n, seed = check_int('d_k', d_k, 1), check_int('T', T, 1), check_int('n', n, 1), check_int('seed', seed)
+    check_bool('scale', scale)
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(n, d_k, generator=g, dtype=torch.float64)        # [n, d_k]
     k = torch.randn(T, d_k, generator=g, dtype=torch.float64)        # [T, d_k]
     return attention(q, k, k, scale=scale, return_weights=True)[1]   # [n, T]
 
+def _check_rows(w):
+    "Refuse anything but a floating tensor `[..., T]` of weights."
+    if not isinstance(w, Tensor) or not w.dtype.is_floating_point:
+        raise TypeError(f"w must be a floating tensor [..., T], got {w.dtype if isinstance(w, Tensor) else type(w).__name__}")
+    if w.ndim < 1: raise ValueError("w must be a floating tensor [..., T] (at least 1 dim), got shape []")
+
 def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
                  ) -> tuple: # (mean largest weight per row, mean entropy per row in nats)
     "How concentrated softmax rows are: the mean of each row's largest weight and of its entropy."
-    if not isinstance(w, Tensor) or w.ndim < 1 or not w.dtype.is_floating_point:
-        raise ValueError(f"w must be a floating tensor [..., T] of weights, got "
-                         f"{list(w.shape) if isinstance(w, Tensor) else type(w).__name__}")
+    _check_rows(w)
     sums = w.sum(-1)                                                  # [...]
     bad = (w < 0).any(-1) | ~torch.isclose(sums, torch.ones_like(sums), atol=1e-5)  # NaN rows are bad too
     if bad.any():
@@ -73,8 +71,6 @@ def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
 def softmax_jacobian_norm(w:Tensor, # [..., T] softmax outputs
                          ) -> Tensor: # [...] Frobenius norm of d softmax / d scores for each row
     "Frobenius norm of the softmax Jacobian `diag(w) - w w^T` of every row of `w`."
-    if not isinstance(w, Tensor) or w.ndim < 1 or not w.dtype.is_floating_point:
-        raise ValueError(f"w must be a floating tensor [..., T] of softmax outputs, got "
-                         f"{list(w.shape) if isinstance(w, Tensor) else type(w).__name__}")
+    _check_rows(w)
     J = torch.diag_embed(w) - w[..., :, None] * w[..., None, :]       # [..., T, T]
     return torch.linalg.matrix_norm(J)                                # [...]

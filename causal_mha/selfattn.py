@@ -13,15 +13,16 @@ from .ground import check_int, check_bool
 __all__ = ['SelfAttention_v1', 'SelfAttention_v2', 'align_v2_to_v1']
 
 # %% ../nbs/02_qkv.ipynb #46544c0f
-def _check_x(x, d_in, dtype, cls):
-    "Refuse anything but a floating `[T, d_in]` tensor of the weights' dtype."
+def _check_x(x, d_in, weight, cls):
+    "Refuse anything but a floating `[T, d_in]` tensor of the weights' dtype, on the weights' device."
     if not isinstance(x, Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.ndim != 2:
         raise ValueError(f"x must be 2-D [T, d_in] ({cls} has no batch axis; CausalAttention adds one), "
                          f"got shape {list(x.shape)}")
     if x.shape[-1] != d_in:
         raise ValueError(f"x must have last dim d_in={d_in}, got {x.shape[-1]} (shape {list(x.shape)})")
-    if x.dtype != dtype: raise TypeError(f"x must have the weights' dtype {dtype}, got {x.dtype}")
+    if x.dtype != weight.dtype: raise TypeError(f"x must have the weights' dtype {weight.dtype}, got {x.dtype}")
+    if x.device != weight.device: raise ValueError(f"x must be on the weights' device {weight.device}, got {x.device}")
 
 # %% ../nbs/02_qkv.ipynb #c76c1881
 class SelfAttention_v1(nn.Module):
@@ -31,8 +32,7 @@ class SelfAttention_v1(nn.Module):
                  d_out:int, # d_k = d_v, width of queries, keys and values
                 ):
         super().__init__()
-        check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
-        self.d_in, self.d_out = d_in, d_out
+        self.d_in, self.d_out = d_in, d_out = check_int('d_in', d_in, 1), check_int('d_out', d_out, 1)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key   = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
@@ -40,7 +40,7 @@ class SelfAttention_v1(nn.Module):
     def forward(self,
                 x:Tensor, # [T, d_in]
                ) -> Tensor: # [T, d_out] context vectors
-        _check_x(x, self.d_in, self.W_query.dtype, 'SelfAttention_v1')
+        _check_x(x, self.d_in, self.W_query, 'SelfAttention_v1')
         keys = x @ self.W_key                    # [T, d_in] @ [d_in, d_out] -> [T, d_out]
         queries = x @ self.W_query
         values = x @ self.W_value
@@ -62,9 +62,8 @@ class SelfAttention_v2(nn.Module):
                  qkv_bias:bool=False, # give the three projections a bias
                 ):
         super().__init__()
-        check_int('d_in', d_in, 1); check_int('d_out', d_out, 1)
+        self.d_in, self.d_out = d_in, d_out = check_int('d_in', d_in, 1), check_int('d_out', d_out, 1)
         check_bool('qkv_bias', qkv_bias)
-        self.d_in, self.d_out = d_in, d_out
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -72,7 +71,7 @@ class SelfAttention_v2(nn.Module):
     def forward(self,
                 x:Tensor, # [T, d_in]
                ) -> Tensor: # [T, d_out] context vectors
-        _check_x(x, self.d_in, self.W_query.weight.dtype, 'SelfAttention_v2')
+        _check_x(x, self.d_in, self.W_query.weight, 'SelfAttention_v2')
         keys = self.W_key(x)                     # [T, d_in] -> [T, d_out]
         queries = self.W_query(x)
         values = self.W_value(x)
