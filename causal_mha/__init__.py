@@ -1,6 +1,39 @@
+"""Causal multi-head self-attention in PyTorch, derived step by step from a weighted average to a fused, cached module.
+
+The names of this package are the public names of its modules: each module below is star-imported, so its `__all__`
+(the public names of its notebook's `#| export` cells) is what `causal_mha` offers, and a function exported from a
+notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
+
+- `ground`: `check_finite`, `split_heads`, `merge_heads`, shared by every module;
+- `attention` (4.1): the general `attention(q, k, v, mask, scale)`;
+- `selfattn` (4.2): upstream's `SelfAttention_v1`, `SelfAttention_v2`;
+- `scaling` (4.3): the measurements behind the 1/sqrt(d_k) scale;
+- `masks` (4.4): `causal_mask`, `future_mask`, `additive_mask`, `padding_mask`, `check_mask`, `masked_softmax`, ...;
+- `checks` (4.5): `check_causal`, a behavioural test of causality for any module;
+- `dropout` (4.6): dropout on one row of weights, enumerated exactly;
+- `multihead` (4.7): upstream's `CausalAttention`, `MultiHeadAttentionWrapper`, `MultiHeadAttention`;
+- `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
+- `core` (4.8): the fused `Attention` and its `KVCache`;
+- `exercises` (4.9): `attention_param_count`.
+
+Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
+`from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
+(benchmarks), `causal_mha.cli` (console commands) and the test suites.
+
+One name is both a module and a function: `causal_mha.attention` is the function; its module is reached with
+`from causal_mha.attention import ...`.
+"""
 __version__ = "0.1.0"
 
-from .core import Attention, KVCache
-from .multihead import CausalAttention, MultiHeadAttentionWrapper, MultiHeadAttention, split_heads, merge_heads
-from .masks import causal_mask, future_mask, padding_mask, check_mask
-from .checks import check_causal
+from .ground import *
+from .attention import *
+from .selfattn import *
+from .scaling import *
+from .masks import *
+from .checks import *
+from .dropout import *
+from .multihead import *
+from .text import *
+from .core import *
+from .exercises import *
+# Modules still to come, `variants` and `convert`, join here: one star-import line each, in the chapter's order.
