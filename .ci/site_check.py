@@ -95,11 +95,11 @@ def strip_code(md):
 
 
 def page_names(nbs):
-    "The pages nbdev makes: `08_core.ipynb` -> `core.html`, `index.ipynb` -> `index.html` (relative to nbs/)."
+    "The pages nbdev makes: `08_core.ipynb` -> `core.html`, `07a_text.ipynb` -> `text.html` (nbdev's rule; relative to nbs/)."
     names = set()
     for nb in nbs:
         r = nb.relative_to(NBS)
-        names.add(str(r)); names.add(str(r.with_name(re.sub(r'^\d+[a-z]?_', '', r.stem) + '.html')))
+        names.add(str(r)); names.add(str(r.with_name(re.sub(r'^\d+[a-zA-Z0-9]*_', '', r.name.lower())).with_suffix('.html')))
     return names
 
 
