@@ -4,19 +4,19 @@
 
 # %% ../nbs/10_labs.ipynb #235bc4cc
 from __future__ import annotations
-import html, itertools, math, operator, re
+import html, inspect, itertools, json, math, operator, re
 from importlib import resources
 from pathlib import Path
 import torch
 from .masks import causal_mask
 from .ground import check_int
 from .attention import attention
-from .dropout import check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
+from .dropout import MAX_ENTRIES, SUM_TOL, check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
 from .multihead import layouts, stage_names, track_element
 
 # %% auto #0
-__all__ = ['MAX_SIDE', 'VALUE_RANGE', 'ATTENTION_EXAMPLES', 'LAB_NAMES', 'LabInputError', 'fmt', 'parse_matrix', 'attention_lab',
-           'dropout_lab', 'multihead_lab', 'lab_html', 'write_lab', 'lab_iframe', 'show_lab']
+__all__ = ['LAB_NAMES', 'LabInputError', 'fmt', 'parse_matrix', 'attention_lab', 'dropout_lab', 'multihead_lab', 'lab_html',
+           'write_lab', 'lab_iframe', 'show_lab']
 
 # %% ../nbs/10_labs.ipynb #5424f23f
 class LabInputError(ValueError):
@@ -41,9 +41,11 @@ def fmt(x:float, # value to show
     s = f"{x:.{decimals}f}"
     return s[1:] if re.fullmatch(r'-0(\.0*)?', s) else s
 
+# %% ../nbs/10_labs.ipynb #a365bf2a
+MAX_SIDE, VALUE_RANGE = 4, (-100, 100)  # the attention lab: at most 4 x 4, values in -100..100 (the page receives them)
+
 # %% ../nbs/10_labs.ipynb #398c9b9f
 _NUM = re.compile(r'[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?')
-MAX_SIDE, VALUE_RANGE = 4, (-100, 100)  # the attention lab: at most 4 x 4, values in -100..100
 
 def _as_text(x, name):
     "Text as is; a list of rows (or a row) of numbers written as the text a reader would type."
@@ -60,7 +62,7 @@ def _tokens(row:str):
 def parse_matrix(text, # the typed text, or a list of rows of numbers
                  name:str='Q', # 'Q', 'K' or 'V': used in messages
                  field:str|None=None, # the page's field id (default: `name` lower-cased)
-                ) -> list: # list of rows of floats, at most 4 x 4, values in -100..100
+                ) -> list: # list of rows of floats, at most `MAX_SIDE` square, values in `VALUE_RANGE`
     "Parse the attention lab's matrix text exactly as the page does, with the page's messages."
     field = field or name.lower()
     rows = [r.strip() for r in re.split(r'[\r\n;]', _as_text(text, name).replace('\u2212', '-'))]
@@ -74,7 +76,7 @@ def parse_matrix(text, # the typed text, or a list of rows of numbers
             if t == '': raise LabInputError(field, f"{name} row {i}: empty value (check the commas)")
             if not _NUM.fullmatch(t): raise LabInputError(field, f'{name} row {i}: "{t}" is not a number')
             v = float(t)
-            if not VALUE_RANGE[0] <= v <= VALUE_RANGE[1]: raise LabInputError(field, f"{name} row {i}: {t} is outside -100..100")
+            if not VALUE_RANGE[0] <= v <= VALUE_RANGE[1]: raise LabInputError(field, f"{name} row {i}: {t} is outside {VALUE_RANGE[0]}..{VALUE_RANGE[1]}")
             row.append(v)
         if len(row) > MAX_SIDE: raise LabInputError(field, f"{name} row {i} has {len(row)} values; at most {MAX_SIDE} are allowed")
         if i and len(row) != len(out[0]):
@@ -122,7 +124,7 @@ def attention_lab(q, # Q as text (rows by newline or `;`, columns by spaces or c
                 row_sum=w[i].sum().item(), output=out[i].tolist(), weights=w.tolist(), outputs=out.tolist())
 
 # %% ../nbs/10_labs.ipynb #d9e3f087
-ATTENTION_EXAMPLES = dict(  # the attention page's example buttons: same texts and settings
+ATTENTION_EXAMPLES = dict(  # the attention page's example buttons, written here only
     causal3=dict(q='1 0\n0 1\n1 1', k='1 0\n0 1\n1 1', v='1 0\n0 1\n1 1', scale=True, causal=True, query=1),
     causal3future=dict(q='1 0\n0 1\n1 1', k='1 0\n0 1\n-5 7', v='1 0\n0 1\n40 -30', scale=True, causal=True, query=1),
     zero=dict(q='0 0\n0 0\n0 0', k='1 0\n0 1\n1 1', v='1 0\n0 1\n1 1', scale=True, causal=True, query=2),
@@ -134,7 +136,7 @@ def _parse_row(text, name='weights'):
     "The dropout lab's row text (spaces or commas) as floats; a list of numbers passes through unchanged."
     if not isinstance(text, str): return text
     s = text.replace('\u2212', '-').strip()
-    if not s: raise LabInputError(name, f"{name} is empty: enter 1 to 6 numbers")
+    if not s: raise LabInputError(name, f"{name} is empty: enter 1 to {MAX_ENTRIES} numbers")
     out = []
     for t in _tokens(s):
         if t == '': raise LabInputError(name, f"{name}: empty value (check the commas)")
@@ -155,7 +157,7 @@ def _as_field(field, f, *args):
     try: return f(*args)
     except (ValueError, TypeError) as e: raise LabInputError(field, str(e)) from None
 
-def dropout_lab(weights, # the row: text ('0.2 0.3 0.5', spaces or commas) or a list of numbers
+def dropout_lab(weights='0.2 0.3 0.5', # the row: text (spaces or commas) or a list of numbers; default: the chapter's row
                 p=0.5, # configured drop probability: text or number in [0, 1]
                 mode:str='train', # 'train' or 'eval' (eval: effective p = 0, row unchanged)
                 mask='101', # keep-mask: bits as text ('101') or a sequence of 0/1, one per weight, 1 keeps
@@ -245,10 +247,25 @@ def _lab_file(fname):
     "One file of `causal_mha/labs/`, as text."
     return resources.files('causal_mha').joinpath('labs', fname).read_text(encoding='utf-8')
 
-def _inline_shared(page:str, # a page's source, with its include lines
+_DATA = re.compile(r'^([ \t]*)/\*@data\*/[ \t]*\n', re.M)  # the line, in the script, that receives the page's data
+
+def _defaults(f): return {k: p.default for k, p in inspect.signature(f).parameters.items() if p.default is not p.empty}
+
+def _page_data(name):
+    "What a page takes from this module, so that each example, limit and default is written once: here."
+    if name == 'attention': return dict(examples=ATTENTION_EXAMPLES, max_side=MAX_SIDE, value_range=VALUE_RANGE)
+    if name == 'dropout': return dict(max_entries=MAX_ENTRIES, sum_tol=SUM_TOL, defaults=_defaults(dropout_lab))
+    return dict(limits=MULTIHEAD_LIMITS, defaults=_defaults(multihead_lab))
+
+def _inline_shared(page:str, # a page's source, with its include lines and its data line
                    name:str, # the page's name, for messages
+                   data:dict, # the page's data, written over its `/*@data*/` line as `var DATA = {...};`
                   ) -> str: # the page with each include line replaced by the file it names
-    "Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines; refuse a page that lacks one or misplaces one."
+    "Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines and the data over its line; refuse a page that lacks one or misplaces one."
+    lines = list(_DATA.finditer(page))
+    if len(lines) != 1 or page.rfind('<script>', 0, lines[0].start()) <= page.rfind('</script>', 0, lines[0].start()):
+        raise ValueError(f"lab page {name}.html must have one /*@data*/ line inside <script>, found {len(lines)}")
+    page = _DATA.sub(lambda m: f"{m[1]}var DATA = {json.dumps(data, ensure_ascii=False).replace('</', '<' + chr(92) + '/')};\n", page)
     found = [m[1] or m[2] for m in _INCLUDE.finditer(page)]
     if sorted(found) != sorted(_SHARED.values()):
         raise ValueError(f"lab page {name}.html must include each of {', '.join(_SHARED.values())} exactly once "
@@ -260,14 +277,14 @@ def _inline_shared(page:str, # a page's source, with its include lines
             raise ValueError(f"lab page {name}.html: {m[0].strip()} must stand inside <{tag}> "
                              f"(written {'<!--@include FILE-->' if tag == 'body' else '/*@include FILE*/'}), at offset {m.start()}")
     out = _INCLUDE.sub(lambda m: _lab_file(m[1] or m[2]), page)
-    if '@include' in out: raise ValueError(f"lab page {name}.html has an @include that is not a line of its own")
+    if '@include' in out or '@data' in out: raise ValueError(f"lab page {name}.html has an @include or @data that is not a line of its own")
     return out
 
 def lab_html(name:str, # 'attention', 'dropout' or 'multihead'
             ) -> str: # the whole self-contained page
-    "The HTML of one lab from the package data in `causal_mha/labs/`, with the shared CSS, JS and step control pasted in."
+    "The HTML of one lab from the package data in `causal_mha/labs/`, with the shared CSS, JS, step control and its data pasted in."
     _check_name(name)
-    return _inline_shared(_lab_file(f'{name}.html'), name)
+    return _inline_shared(_lab_file(f'{name}.html'), name, _page_data(name))
 
 def write_lab(name:str, # 'attention', 'dropout' or 'multihead'
               path, # file to write; an existing folder gets `NAME.html` inside it

@@ -1,8 +1,16 @@
   // Shared by the three labs: causal_mha.labs.lab_html pastes this file over the include line inside each page's function.
   // The page defines `state` (its `step` runs 1..5) and `render()`, and calls `bindCommon()` after wiring its own inputs.
+  // Right after this file comes `var DATA = {...}`: the page's examples, defaults and limits, written once in causal_mha.labs.
   var NUM = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
   function LabError(field, message) { this.field = field; this.message = message; }
   var $ = function (id) { return document.getElementById(id); };
+  // The display of a number, as causal_mha.labs.fmt: fixed decimals, no negative zero, a masked score as −∞.
+  function fmt(x, n) {
+    if (x === -Infinity) return '\u2212\u221e';
+    if (x === Infinity) return '\u221e';
+    var s = x.toFixed(n);
+    return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
+  }
   function cell(tr, text, testid, value, cls) {
     var td = document.createElement('td'); td.textContent = text;
     if (testid) td.setAttribute('data-testid', testid);
@@ -15,6 +23,21 @@
     $('prev').disabled = state.step <= 1; $('next').disabled = state.step >= 5;
     $('lab').setAttribute('data-step', String(state.step));
   }
+  // The lab's one live region: it speaks when the result text changes, not on every keystroke that leaves it as it was.
+  var announced = null;
+  function announce(text) { if (text !== announced) { announced = text; $('announce').textContent = text; } }
+  function announceErrors(errs) {
+    announce('Invalid input: ' + errs.map(function (e) { return e.message; }).join('; ') + '. Nothing was computed.');
+  }
+  // The tracked row of a table is marked by more than colour: a ▶ before its label, an outline, and aria-current.
+  function markTracked(tr, th, what) {
+    tr.className = 'tracked'; tr.setAttribute('aria-current', 'true');
+    var m = document.createElement('span'); m.className = 'marker'; m.setAttribute('aria-hidden', 'true'); m.textContent = '\u25b6 ';
+    th.insertBefore(m, th.firstChild);
+    var s = document.createElement('span'); s.className = 'sr-only'; s.textContent = ' (' + what + ')'; th.appendChild(s);
+  }
+  // "−100" for -100: the typographic minus of the pages' prose.
+  function minus(x) { return String(x).replace('-', '\u2212'); }
   function postHeight() {
     try { if (window.parent && window.parent !== window) window.parent.postMessage({cmhaLabHeight: document.documentElement.scrollHeight}, '*'); } catch (e) {}
   }
