@@ -108,15 +108,15 @@ def attention_lab(q, # Q as text (rows by newline or `;`, columns by spaces or c
     _check_flag('scale', scale); _check_flag('causal', causal)
     _attention_shapes(Q, K, V, causal)
     Tq, Tk, dk = len(Q), len(K), len(Q[0])
-    if isinstance(query, bool) or not isinstance(query, int) or not 0 <= query < Tq:
-        raise LabInputError('query', f"query must be an int in 0..{Tq - 1}, got {query!r}")
+    try: i = None if isinstance(query, bool) else operator.index(query)   # int or NumPy int
+    except TypeError: i = None
+    if i is None or not 0 <= i < Tq: raise LabInputError('query', f"query must be an int in 0..{Tq - 1}, got {query!r}")
     Qt, Kt, Vt = (torch.tensor(m, dtype=torch.float64) for m in (Q, K, V))
     allowed = causal_mask(Tq) if causal else torch.ones(Tq, Tk, dtype=torch.bool)  # [T_q, T_k], True = may attend
     out, w = attention(Qt, Kt, Vt, mask=allowed if causal else None, scale=scale, return_weights=True)  # [T_q, d_v], [T_q, T_k]
     dots = Qt @ Kt.T                                          # step 1: [T_q, T_k]
     scaled = dots / math.sqrt(dk) if scale else dots          # step 2
     masked = scaled.masked_fill(~allowed, float('-inf'))      # step 3
-    i = query
     keys = [dict(position=j, dot=dots[i, j].item(), scaled=scaled[i, j].item(), masked=masked[i, j].item(),
                  weight=w[i, j].item()) for j in range(Tk)]
     return dict(Q=Q, K=K, V=V, query=i, scale=scale, causal=causal, d_k=dk, d_v=len(V[0]),

@@ -17,7 +17,7 @@ def future_mask(T:int, # number of positions (rows and columns)
                 device=None, # torch device of the result
                ) -> Tensor: # [T, T] bool, True strictly above the diagonal (j > i)
     "Upstream's form: `True` marks the future keys a query must **not** see, `torch.triu(ones, diagonal=1)`."
-    check_int('T', T, 1)
+    T = check_int('T', T, 1)
     return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
 
 # %% ../nbs/04_causal_mask.ipynb #34f161cd
@@ -26,7 +26,7 @@ def causal_mask(n:int, # rows: the new block of queries
                 device=None, # torch device of the result
                ) -> Tensor: # [n, P+n] bool, True where row i may attend column j, i.e. j <= P+i
     "Causal mask of a block of `n` queries that follows `offset` cached positions (1 = may attend)."
-    check_int('n', n, 1); check_int('offset', offset, 0)
+    n, offset = check_int('n', n, 1), check_int('offset', offset, 0)
     return ~future_mask(offset + n, device=device)[offset:]
 
 # %% ../nbs/04_causal_mask.ipynb #dcab1652
@@ -101,7 +101,7 @@ def padding_mask(lengths, # [B] number of real tokens in each sequence
                  device=None, # torch device of the result
                 ) -> Tensor: # [B, T] bool, True for real tokens
     "Key padding mask: `True` at the real tokens of each padded sequence."
-    check_int('T', T, 1)
+    T = check_int('T', T, 1)
     if side not in ('right', 'left'): raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     lengths = torch.as_tensor(lengths, device=device)
     if lengths.ndim != 1 or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
