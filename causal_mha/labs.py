@@ -211,10 +211,10 @@ def _parse_element(text):
     if not re.fullmatch(r'[0-9]+', t): raise LabInputError('element', f'element: "{s}" is not an id (a whole number such as 2 or e2)')
     return int(t)
 
-def multihead_lab(B=1, # batch: 1 or 2 (int or typed text)
-                  T=3, # positions: 1..4
-                  D=4, # total projected width: 1..12, divisible by H
-                  H=2, # heads: 1..4
+def multihead_lab(B=1, # batch (int or typed text); each size within `MULTIHEAD_LIMITS`
+                  T=3, # positions
+                  D=4, # total projected width, divisible by H
+                  H=2, # heads
                   element=2, # the tracked id, 0..B*T*D-1 (int, '2' or 'e2')
                   wrong_merge:bool=False, # merge by reshaping without transposing back
                  ) -> dict: # five layouts (names, axes, shapes, ids) and the tracked coordinates
