@@ -110,7 +110,40 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
                  train:bool=False, # run in train mode (dropout on): only to show how randomness confounds the check
                  same_rng:bool=False, # with train=True: reseed before each pass so both draw the same dropout masks
                 ) -> CausalCheck:
-    "Perturb only the future inputs of `module` and measure how much the earlier outputs, and their gradients, move."
+    """Perturb only the future inputs of `module` and measure how much the earlier outputs, and their gradients, move.
+
+    A causal module's output at position t may depend on inputs 0..t only. The check feeds a random input `[B, T, D]`,
+    then the same input with the last `n_future` positions moved by `scale`, and compares the first `T - n_future`
+    outputs; with `grad`, it also backpropagates a random loss on those outputs and measures the gradient that reaches
+    the future inputs. Eval mode by default, on a deep copy in `dtype`: the module itself is not changed.
+
+    Args:
+        module: any `nn.Module` mapping `[B, T, D]` to `[B, T, D']` (one tensor).
+        B: batch size of the random input. Default 2.
+        T: sequence length, >= 2. Default 6.
+        D: input width the module expects. Default 12.
+        n_future: perturb the last `n_future` positions (1..T-1), compare the first `T - n_future`. Default 2.
+        scale: size of the perturbation added to the future. Default 1e3.
+        seed: seed of a private generator for the input, perturbation and loss weights. Default 0.
+        dtype: run a deep copy in this floating dtype; None runs the module as it is. Default torch.float64.
+        grad: also run the gradient form. Default True.
+        atol: largest prefix difference and future gradient still accepted. Default 0.0 (exact).
+        strict: raise `AssertionError` naming the leaking positions instead of returning. Default False.
+        train: run in train mode (dropout on); only to show how randomness confounds the check. Default False.
+        same_rng: with `train=True`, reseed before each pass so both draw the same dropout masks. Default False.
+
+    Returns:
+        A `CausalCheck`: `passed`, `max_prefix_diff`, `max_future_grad`, the leaking positions (`leaks`), positions
+        with non-finite output (`nonfinite`), the input and output shapes; `str()` gives a one-line report.
+
+    Raises:
+        TypeError: `module` is not an `nn.Module`, `dtype` is not a floating dtype, a flag is not a bool, or the
+            module returns something other than one tensor.
+        ValueError: a size is not an int in range (`T >= 2`, `1 <= n_future < T`, ...), or `scale`/`atol` is not a
+            finite number of the right sign, or the module's output is not `[B, T, D']`.
+        RuntimeError: the module raised on the random input (its message is included).
+        AssertionError: with `strict=True`, when the check fails.
+    """
     B, T, D, n_future, seed = (check_int(name, v, lo) for name, v, lo in
                                (('B', B, 1), ('T', T, 2), ('D', D, 1), ('n_future', n_future, 1), ('seed', seed, 0)))
     for name, v in (('grad', grad), ('strict', strict), ('train', train), ('same_rng', same_rng)): check_bool(name, v)
