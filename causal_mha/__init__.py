@@ -14,7 +14,8 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 - `multihead` (4.7): upstream's `CausalAttention`, `MultiHeadAttentionWrapper`, `MultiHeadAttention`;
 - `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
 - `core` (4.8): the fused `Attention` and its `KVCache`;
-- `exercises` (4.9): `attention_param_count`.
+- `exercises` (4.9): `attention_param_count`;
+- `variants` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows.
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
@@ -36,4 +37,5 @@ from .multihead import *
 from .text import *
 from .core import *
 from .exercises import *
-# Modules still to come, `variants` and `convert`, join here: one star-import line each, in the chapter's order.
+from .variants import *
+# `convert` joins here: one star-import line per module, in the notebooks' order.
