@@ -435,7 +435,7 @@ class Attention(nn.Module):
         if valid is not None: k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (k, v))  # pads: inert zeros
         k_pos, complete = pos, True
         if cache is not None:
-            k, v, k_pos, complete = cache.update(k, v, pos if pos.ndim == 2 else None, window=self.window,
+            k, v, k_pos, complete = cache.update(k, v, pos, window=self.window,
                                                  max_length=self.context_length, ordered=explicit or need_weights)
             cache.owner = self
             if pos.ndim == 1 and k_pos.ndim == 2: k_pos = k_pos[0]             # unpadded: one row serves every sequence
