@@ -99,12 +99,13 @@ def _bias_set(sd:dict, keys:list, fmt:str, what:str) -> bool:
                          f"{what} share one fused projection, so they all have a bias or none does")
     return bool(have)
 
-# %% ../nbs/15_dropin.ipynb #38c2167a
+# %% ../nbs/15_dropin.ipynb #fd17c3ba
 def _build(D:int, n_heads:int, context_length:int, dropout:float, params:dict, **kw) -> Attention:
     "An `Attention` built on the meta device (no allocation, no RNG draw), then given clones of `params`, its state_dict."
     w = params['qkv.weight']
     attn = Attention(D, n_heads, context_length, dropout, device='meta', dtype=w.dtype, **kw)
-    attn.load_state_dict({k: v.detach().clone() for k, v in params.items()}, assign=True)
+    attn.load_state_dict({k: v.detach().clone(memory_format=torch.contiguous_format) for k, v in params.items()},
+                         assign=True)                                  # contiguous: GPT-2's transposed weights too
     return attn
 
 def _weights(attn:Attention, fmt:str, plain:bool=True) -> tuple:
@@ -319,7 +320,7 @@ def to_llama(attn:Attention, # any Attention (window and rope_theta are config, 
     if bo is not None: sd['o_proj.bias'] = bo
     return sd
 
-# %% ../nbs/15_dropin.ipynb #34e02e5f
+# %% ../nbs/15_dropin.ipynb #535b5af3
 def _real_tokens(mask, B:int, T:int) -> Tensor|None:
     "The [B, T] bool mask of the real tokens among the T new ones, read from the mask HF hands its attention (None: all real)."
     if mask is None: return None
@@ -329,7 +330,7 @@ def _real_tokens(mask, B:int, T:int) -> Tensor|None:
     if mask.ndim == 2: real = mask[:, -T:] != 0                              # [B, K] padding mask: the last T are new
     elif mask.ndim == 4:                                                      # [B, 1, T, K]: the new tokens are the last T keys
         diag = mask[:, 0, :, -T:].diagonal(dim1=-2, dim2=-1)                 # [B, T]: may token t see itself?
-        real = diag if diag.dtype == torch.bool else diag == 0                # sdpa: bool; eager: additive 0 / -inf
+        real = diag if diag.dtype == torch.bool else diag == 0                # sdpa: bool; eager: additive, 0 = allowed
     else: raise ValueError(f"attention_mask must be [B, K] or [B, 1, T, K], got shape {list(mask.shape)}")
     real = real.expand(B, T)
     return None if bool(real.all()) else real
