@@ -15,7 +15,9 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 - `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
 - `core` (4.8): the fused `Attention` and its `KVCache`;
 - `exercises` (4.9): `attention_param_count`;
-- `variants` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows.
+- `variants` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows;
+- `convert` (drop-in): weight converters `from_*`/`to_*` for upstream, `nn.MultiheadAttention`, nanoGPT, HF GPT-2 and
+  Llama/Mistral/Qwen2 attention, and `HFAttention`, the adapter that swaps `Attention` into those HF models.
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
@@ -38,4 +40,4 @@ from .text import *
 from .core import *
 from .exercises import *
 from .variants import *
-# `convert` joins here: one star-import line per module, in the notebooks' order.
+from .convert import *
