@@ -31,6 +31,10 @@ class KVCache:
             `True`: every call builds new key/value tensors (a copy of the past per call), so gradients flow
             through every cached position: prefill + steps give the gradients of one full pass.
 
+    Costs: a decode step writes its own positions and copies nothing; the buffer grows by doubling (a copy of the
+    past each time, `O(log T)` times). With padding *and* a window, working out which slots later queries can still
+    see needs one host synchronisation per call; every other case is decided on the host without one.
+
     Raises:
         TypeError: `differentiable` is not a bool.
         ValueError: from `update`, when new keys/values do not match the cached ones (batch, heads, width, dtype,
@@ -160,6 +164,9 @@ class KVCache:
             self.n_allocs += 1; self.n_copied += L
         else:
             with torch.no_grad():
+                if (self._k is not None and not torch.compiler.is_compiling() and self._k.is_inference()
+                        and not torch.is_inference_mode_enabled()):
+                    self._realloc(C, k_new)  # filled under inference_mode: such tensors cannot be written outside it
                 if L + n > C and window is None:  # grow geometrically, capped at max_length: the past is copied once
                     C = max(L + n, 2 * C) if max_length is None else max(L + n, min(2 * C, max_length))
                     self._realloc(C, k_new)
@@ -369,12 +376,13 @@ class Attention(nn.Module):
                 raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
                                  f"got {list(m.shape)}")
             if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
+            checking = not torch.compiler.is_compiling()  # the value checks below are data-dependent branches
             if m.dtype != torch.bool:
-                if not ((m == 0) | (m == 1)).all():
+                if checking and not ((m == 0) | (m == 1)).all():
                     raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
                                      f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
                 m = m.bool()
-            if cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
+            if checking and cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
                 raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
                                  f"every sequence needs at least one")
             valid = m
