@@ -10,6 +10,17 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
               names a file that exists; links to pages (`core.html`, `08_core.ipynb`) name an existing notebook
   sidebar     nbs/sidebar.yml lists every notebook exactly once and lists nothing that does not exist
   outputs     no processed page in _proc/ carries an error, a traceback, a warning or a machine path in its outputs
+  code        each class and function the chapter builds has its source on its processed page (`#| exports`, or a
+              visible cell that defines it): nbdev drops the source of `#| export` cells and shows only a signature
+  values      on the chapter pages (01-09) at least 40% of the visible code cells show an output
+  refusals    on the chapter pages and the labs, no heading follows a refusal block (a visible code cell with two or
+              more `test_fail` calls, or two code cells in a row with one each) except the page's final section on
+              bad input and edge cases (`## Bad input and edge cases`) and the headings nested under it
+  order       in nbs/sidebar.yml the page after the home page is 4.1 (the "next" links follow the sidebar), the chapter
+              pages 01-09 follow in their order, and the ground module, Hardening, Console commands and Benchmarks
+              come after them
+  bench       the Benchmarks page opens with results: its first code cell with an output shows a table or a plot,
+              and no code cell that tests the harness (test_*, assert) comes before its first plot
 Prints what it found; exits 1 when any check fails.
 """
 import configparser, json, re, sys
@@ -171,6 +182,168 @@ def check_outputs(nbs):
     return bad, n
 
 
+# the classes and functions each chapter page builds, whose source the page must show
+CHAPTER_CODE = {
+    '01_weighted_average.ipynb': ['attention'],
+    '02_qkv.ipynb': ['SelfAttention_v1', 'SelfAttention_v2', 'align_v2_to_v1'],
+    '03_scaling.ipynb': ['dot_product_variance', 'concentration', 'softmax_jacobian_norm'],
+    '04_causal_mask.ipynb': ['future_mask', 'causal_mask', 'additive_mask', 'check_mask', 'masked_softmax', 'padding_mask', 'attention_mask'],
+    '05_causality_check.ipynb': ['check_causal', 'influence'],
+    '06_dropout.ipynb': ['effective_p', 'dropout_row', 'dropout_masks', 'enumerate_dropout', 'dropout_expectation'],
+    '07_multihead.ipynb': ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha',
+                           'layouts', 'track_element', 'CausalSelfAttention', 'MultiHeadAttentionWrapperWithProj'],
+    '07a_text.ipynb': ['SimpleTokenizer', 'GPTDatasetV1', 'token_batches'],
+    '08_core.ipynb': ['Attention', 'KVCache'],
+    '09_exercises.ipynb': ['attention_param_count'],
+}
+CHAPTER_RE = re.compile(r'^0[1-9][a-z]?_')             # the chapter's pages, 4.1-4.9
+MIN_SHARE = 0.40                                        # of visible code cells with an output, on a chapter page
+BAD_SECTION_RE = re.compile(r'bad input|edge case', re.I)
+HEADING_RE = re.compile(r'^(#{1,6})\s+(.*)$', re.M)
+TEST_RE = re.compile(r'\btest_\w+\(|^\s*assert\b', re.M)
+
+
+def options_of(cell):
+    "The `#| key: value` options of a processed cell, as a dict (values stripped)."
+    opts = {}
+    for ln in src(cell).splitlines():
+        if not DIRECTIVE_RE.match(ln): break
+        k, _, v = DIRECTIVE_RE.sub('', ln).strip().partition(':')
+        opts[k.strip()] = v.strip()
+    return opts
+
+
+def visible_code(cell):
+    "A code cell whose source the rendered page shows (not `echo: false`, `include: false` or hidden)."
+    if cell['cell_type'] != 'code': return False
+    o = options_of(cell)
+    return o.get('echo') != 'false' and o.get('include') != 'false' and 'hide' not in o
+
+
+def proc_cells(nb):
+    p = PROC / nb.relative_to(NBS)
+    return cells(p) if p.exists() else None
+
+
+def check_code(nbs):
+    bad = []
+    have = {str(nb.relative_to(NBS)): nb for nb in nbs}
+    for page, names in CHAPTER_CODE.items():
+        if page not in have: bad.append(f'nbs/{page} is missing'); continue
+        cs = proc_cells(have[page])
+        if cs is None: bad.append(f'_proc/{page} is missing: run nbdev_proc_nbs first'); continue
+        shown = '\n'.join(src(c) for c in cs if visible_code(c))
+        for n in names:
+            if not re.search(rf'^\s*(?:async\s+)?(?:def|class)\s+{re.escape(n)}\b', shown, re.M):
+                bad.append(f'_proc/{page}: the source of `{n}` is not on the page (export it with `#| exports`)')
+    return bad
+
+
+def check_values(nbs):
+    bad, shares = [], {}
+    for nb in nbs:
+        if not CHAPTER_RE.match(nb.name): continue
+        cs = proc_cells(nb)
+        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_proc_nbs first'); continue
+        vis = [c for c in cs if visible_code(c)]
+        n_out = sum(1 for c in vis if c.get('outputs'))
+        share = n_out / len(vis) if vis else 1.0
+        shares[nb.name] = f'{n_out}/{len(vis)}'
+        if share < MIN_SHARE:
+            bad.append(f'_proc/{nb.name}: {n_out} of {len(vis)} visible code cells ({share:.0%}) show an output; '
+                       f'at least {MIN_SHARE:.0%} should print what they compute')
+    return bad, shares
+
+
+def headings(md):
+    "The (level, text) of each markdown heading, outside fenced code blocks."
+    md = re.sub(r'^(```|~~~).*?^\1', '', md, flags=re.M | re.S)
+    return [(len(m.group(1)), m.group(2).strip()) for m in HEADING_RE.finditer(md)]
+
+
+def check_refusals(nbs):
+    bad = []
+    for nb in nbs:
+        if not (CHAPTER_RE.match(nb.name) or nb.name == '10_labs.ipynb'): continue
+        cs = proc_cells(nb)
+        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_proc_nbs first'); continue
+        block_at, prev_fail, section = None, False, None   # section: level of the bad-input heading once reached
+        for i, c in enumerate(cs):
+            if c['cell_type'] == 'markdown':
+                for level, text in headings(src(c)):
+                    if section is not None and level > section: continue                # nested in the final section
+                    if BAD_SECTION_RE.search(text) and level >= 2: section = level; continue
+                    section = None                                                      # a teaching heading
+                    if block_at is not None:
+                        bad.append(f'_proc/{nb.name} cell {i}: heading {text!r} follows the refusal block of cell '
+                                   f'{block_at}; move refusals to the final "Bad input and edge cases" section')
+            elif visible_code(c):
+                n = len(re.findall(r'\btest_fail\(', src(c)))
+                if n >= 2 or (n == 1 and prev_fail):
+                    if block_at is None and section is None: block_at = i
+                prev_fail = n > 0
+    return bad
+
+
+def check_order():
+    sb = NBS / 'sidebar.yml'
+    if not sb.exists(): return [f'{rel(sb)} is missing']
+    y = yaml.safe_load(sb.read_text(encoding='utf-8'))
+    listed = [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+    bad = []
+    home = 'index.ipynb'
+    if home not in listed: return [f'{rel(sb)} does not list {home}']
+    nxt = listed[listed.index(home) + 1] if listed.index(home) + 1 < len(listed) else None
+    if nxt != '01_weighted_average.ipynb':
+        bad.append(f'{rel(sb)}: the page after {home} is {nxt}, not 01_weighted_average.ipynb (4.1)')
+    chapter = [e for e in listed if CHAPTER_RE.match(Path(e).name)]
+    if chapter != sorted(chapter): bad.append(f'{rel(sb)}: the chapter pages are listed out of order: {chapter}')
+    if chapter:
+        last = max(listed.index(e) for e in chapter)
+        for e in ('00_ground.ipynb', '11_bench.ipynb', '12_hardening.ipynb', '13_cli.ipynb'):
+            if e in listed and listed.index(e) < last:
+                bad.append(f'{rel(sb)}: {e} comes before the end of the chapter ({chapter[-1]})')
+    return bad
+
+
+def is_result(out):
+    "An output that shows a result: a plot, or a table (HTML or markdown)."
+    d = out.get('data') or {}
+    if any(k.startswith('image/') for k in d): return 'plot'
+    for k in ('text/html', 'text/markdown'):
+        t = d.get(k)
+        t = ''.join(t) if isinstance(t, list) else (t or '')
+        if '<table' in t or re.search(r'^\s*\|?\s*:?-{3,}', t, re.M): return 'table'
+    t = out.get('text')
+    t = ''.join(t) if isinstance(t, list) else (t or '')
+    if re.search(r'^\s*\|?\s*:?-{3,}:?\s*\|', t, re.M): return 'table'
+    return None
+
+
+def check_bench(nbs):
+    nb = NBS / '11_bench.ipynb'
+    if nb not in nbs: return []
+    cs = proc_cells(nb)
+    if cs is None: return [f'_proc/{nb.name} is missing: run nbdev_proc_nbs first']
+    bad, first_out, tests_before = [], None, []
+    for i, c in enumerate(cs):
+        if c['cell_type'] != 'code' or 'show_doc(' in src(c): continue
+        kinds = {is_result(o) for o in c.get('outputs', [])} - {None}
+        if first_out is None and c.get('outputs') and visible_code(c) or first_out is None and kinds:
+            first_out = (i, kinds)
+        if 'plot' in kinds: break
+        if visible_code(c) and TEST_RE.search(src(c)): tests_before.append(i)
+    else:
+        bad.append(f'_proc/{nb.name}: no plot on the page')
+    if first_out is None: bad.append(f'_proc/{nb.name}: no code cell with an output')
+    elif not first_out[1]:
+        bad.append(f'_proc/{nb.name}: the first code cell with an output (cell {first_out[0]}) shows no table or plot')
+    if tests_before:
+        bad.append(f'_proc/{nb.name}: {len(tests_before)} code cell(s) testing the harness come before the first plot '
+                   f'(first: cell {tests_before[0]}); results and plots go first')
+    return bad
+
+
 def line_of(text, k):
     a, b = text.rfind('\n', 0, k) + 1, text.find('\n', k)
     return text[a: b if b >= 0 else None].strip()[:160]
@@ -193,6 +366,12 @@ def main():
     results['sidebar'] = check_sidebar(nbs)
     results['outputs'], n_out = check_outputs(nbs)
     print(f'{n_out} outputs of processed pages in {rel(PROC)}/ checked')
+    results['code'] = check_code(nbs)
+    results['values'], shares = check_values(nbs)
+    print('visible code cells with an output:', ', '.join(f'{k.split("_")[0]} {v}' for k, v in shares.items()))
+    results['refusals'] = check_refusals(nbs)
+    results['order'] = check_order()
+    results['bench'] = check_bench(nbs)
     for name, bad in results.items():
         print(f'{name:8s} {"ok" if not bad else f"{len(bad)} problem(s)"}')
         for b in bad: print('   ', b)
