@@ -19,6 +19,8 @@ def _check_pos(name, value):
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
+
+# %% ../nbs/03_scaling.ipynb #b8d6cebe
 def dot_product_variance(d_k:int, # width of q and k
                          n:int=20_000, # number of independent (q, k) pairs
                          std:float=1.0, # standard deviation of every component of q and k
@@ -47,12 +49,16 @@ def random_attention_weights(d_k:int, # width of q and k
     k = torch.randn(T, d_k, generator=g, dtype=torch.float64)        # [T, d_k]
     return attention(q, k, k, scale=scale, return_weights=True)[1]   # [n, T]
 
+
+# %% ../nbs/03_scaling.ipynb #f850ff57
 def _check_rows(w):
     "Refuse anything but a floating tensor `[..., T]` of weights."
     if not isinstance(w, Tensor) or not w.dtype.is_floating_point:
         raise TypeError(f"w must be a floating tensor [..., T], got {w.dtype if isinstance(w, Tensor) else type(w).__name__}")
     if w.ndim < 1: raise ValueError("w must be a floating tensor [..., T] (at least 1 dim), got shape []")
 
+
+# %% ../nbs/03_scaling.ipynb #eb83af70
 def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
                  ) -> tuple: # (mean largest weight per row, mean entropy per row in nats)
     "How concentrated softmax rows are: the mean of each row's largest weight and of its entropy."
