@@ -5,11 +5,13 @@
 # %% ../nbs/08_core.ipynb #1c84fd8d
 from __future__ import annotations
 import math, weakref
+from functools import partial
 from numbers import Real
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from .ground import check_int, check_bool, check_dropout, check_finite, shape_of, split_heads, merge_heads
+from .attention import attention
 
 # %% auto #0
 __all__ = ['KVCache', 'Attention']
@@ -21,32 +23,38 @@ class KVCache:
     One cache belongs to one `Attention` layer and one batch of sequences. `Attention.forward(x, cache)` appends the
     keys/values of `x` and attends over everything the cache holds. The cache remembers, per sequence, which slots are
     padding and each token's position among the real tokens, so later calls pass only their own `attention_mask`.
-    With a sliding window of `W` it keeps only the positions later queries can still see (about `W - 1`).
+    With a sliding window of `W` it keeps only the positions later queries can still see (`W - 1` without padding).
+
+    Storage: a ring buffer of slots `[B, Hkv, C, d]` that keys/values are written into in place. Without a window
+    it grows by doubling (capped at the layer's `context_length`), so the past is copied `O(log T)` times; with a
+    window it is a ring of about `W` slots and a decode step overwrites the oldest slot. `differentiable=True`
+    instead builds new tensors every call, so that autograd can reach every cached position.
+
+    A write is staged until `commit()`: `Attention.forward` commits at its very end, so a call that raises (out of
+    memory, an exception in a hook) leaves the cache as it was, and the next call stores its positions once.
 
     Args:
-        differentiable: `False` (default): keys/values are written into a preallocated buffer in place (geometric
-            growth, no copy of the past per step), whether or not autograd is on. A gradient then reaches the
+        differentiable: `False` (default): write in place, whether or not autograd is on. A gradient then reaches the
             current block's keys/values only; if the cache holds positions written with autograd on, `backward`
             through a later block is refused with an error, never silently wrong.
             `True`: every call builds new key/value tensors (a copy of the past per call), so gradients flow
             through every cached position: prefill + steps give the gradients of one full pass.
 
-    Costs: a decode step writes its own positions and copies nothing; the buffer grows by doubling (a copy of the
-    past each time, `O(log T)` times). With padding *and* a window, working out which slots later queries can still
-    see needs one host synchronisation per call; every other case is decided on the host without one.
+    Host synchronisations: none per call, except with padding *and* a window, where working out which slots later
+    queries can still see reads one number from the device.
 
     Raises:
         TypeError: `differentiable` is not a bool.
         ValueError: from `update`, when new keys/values do not match the cached ones (batch, heads, width, dtype,
-            device) or would exceed `max_length`.
+            device) or would exceed `max_length`; from `reorder`, when the index is not a 1-D integer tensor of rows.
     """
 
-    class _Read(torch.autograd.Function):
-        "Return the keys/values to attend over (built without autograd); route their gradient to the new block's."
+    class _Join(torch.autograd.Function):
+        "The keys/values to attend over, as a new tensor; their gradient reaches the new block's slots only."
         @staticmethod
         def forward(ctx, new, full, lo, refuse):  # new [B, H, n, d] sits at slots lo.. of full [B, H, K, d] (mod K)
             ctx.lo, ctx.n, ctx.refuse = lo, new.shape[2], refuse
-            return full.view_as(full)
+            return full.clone()  # a copy: later in-place writes to the buffer cannot reach what autograd saved
         @staticmethod
         def backward(ctx, grad):
             if ctx.refuse: raise RuntimeError(ctx.refuse)
@@ -68,7 +76,7 @@ class KVCache:
         self.n_seen = 0           # positions appended since the last reset (the offset of the next block)
         self._n_real = None       # [B] real tokens seen per sequence; None while no padding has been given
         self._graph = False       # a held key/value was written from a tensor that carried a graph
-        self._temp = False        # the buffers are a temporary of one windowed block, not the cache's own ring
+        self._staged = None       # what an update left to `commit` (None: nothing pending)
         self._owner = None        # weak reference to the module whose keys/values these are
         self.n_allocs = 0         # buffers allocated so far
         self.n_copied = 0         # cached positions copied into a new buffer so far
@@ -111,22 +119,44 @@ class KVCache:
                                 ('head_dim', self.head_dim, head_dim), ('dtype', self.dtype, dtype),
                                 ('device', self.device, torch.device(device))):
             if mine != new:
-                raise ValueError(f"{what} {name}={new} but the cache holds {name}={mine}; "
-                                 f"call cache.reset() to start a new sequence")
+                raise ValueError(f"{what} {name}={new} but the cache holds {name}={mine}; use one KVCache per "
+                                 f"attention layer, or call cache.reset() to start a new sequence")
 
-    def _fifo(self, t):
-        "The held slots of ring buffer `t` (dim 2 for keys/values, dim 1 for positions), oldest first."
-        dim, h, L, C = (2 if t.ndim == 4 else 1), self._head, self._len, self.capacity
+    def reorder(self, index:Tensor): # [B'] int64 rows of the batch to keep, in their new order (beam search)
+        "Keep the batch rows `index` (in that order), as beam search does after each step."
+        if not isinstance(index, Tensor) or index.ndim != 1 or index.dtype.is_floating_point or index.dtype == torch.bool:
+            raise ValueError(f"index must be a 1-D integer tensor of batch rows, got {shape_of(index)}"
+                             f"{'' if not isinstance(index, Tensor) else f' of dtype {index.dtype}'}")
+        self._discard()
+        if self._k is None: return
+        index = index.to(self._k.device)
+        self._k, self._v, self._pos = self._k[index], self._v[index], self._pos[index]
+        if self._n_real is not None: self._n_real = self._n_real[index]
+
+    def _fifo(self, t, L=None):
+        "The `L` (default: held) slots of ring buffer `t` from the oldest (dim 2 of keys/values, dim 1 of positions)."
+        dim, h, L, C = (2 if t.ndim == 4 else 1), self._head, self._len if L is None else L, t.shape[2 if t.ndim == 4 else 1]
         if h + L <= C: return t.narrow(dim, h, L)
         return torch.cat((t.narrow(dim, h, C - h), t.narrow(dim, 0, h + L - C)), dim)
 
-    def _trim(self, window):
-        "Number of oldest held slots that no later query can see through a window of `window` positions."
-        if window is None: return 0
-        if self._n_real is None: return max(0, self._len - (window - 1))
-        need = self._fifo(self._pos) >= (self._n_real - window + 1)[:, None]  # [B, L] slots a later query sees
-        first = torch.where(need.any(1), need.int().argmax(1), self._len)   # first such slot per sequence
-        return int(first.min())                                               # one host sync (padded + window only)
+    def _realloc(self, cap, like):
+        "Move the held slots, oldest first, into new buffers of `cap` slots (free slots at position -1)."
+        B, H, _, d = like.shape
+        L = self._len
+        k, v = like.new_zeros(B, H, cap, d), like.new_zeros(B, H, cap, d)
+        p = torch.full((B, cap), -1, dtype=torch.long, device=like.device)
+        if L:
+            k[:, :, :L] = self._fifo(self._k); v[:, :, :L] = self._fifo(self._v); p[:, :L] = self._fifo(self._pos)
+        self._k, self._v, self._pos, self._head = k, v, p, 0
+        self.n_allocs += 1; self.n_copied += L
+
+    def _discard(self):
+        "Undo an update that was never committed: its slots become free again (nothing else was changed)."
+        st, self._staged = self._staged, None
+        if st is None or self.differentiable or self._pos is None: return
+        lo, n, C = st['lo'], st['n'], self.capacity
+        idx = (lo + torch.arange(n, device=self._pos.device)) % C
+        self._pos[:, idx] = -1
 
     def update(self,
                k_new:Tensor, # [B, Hkv, n, d] keys of the n new positions
@@ -136,8 +166,9 @@ class KVCache:
                window:int|None=None, # keep only what a sliding window of this many positions can still see
                max_length:int|None=None, # refuse to hold more than this many positions (the module's context_length)
                ordered:bool=False, # return the slots oldest first even when the ring has wrapped (a copy)
-              ) -> tuple: # (k, v, pos, complete): keys/values [B, Hkv, K, d] to attend over, their positions, and
-                          # whether all K slots are held positions (no free slot)
+               commit:bool=True, # make the write permanent now; False: until `commit()` (a failed call is undone)
+              ) -> tuple: # (k, v, pos, complete): keys/values [B, Hkv, K, d] to attend over, their positions [B, K],
+                          # and whether all K slots are held positions (no free slot)
         "Append `n` positions and return the keys/values to attend over: the held ones and the new ones."
         if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or k_new.shape != v_new.shape:
             raise ValueError(f"k_new and v_new must be tensors of one shape [B, H, n, d], got {shape_of(k_new)} and {shape_of(v_new)}")
@@ -149,88 +180,75 @@ class KVCache:
         self.check(B, H, d, k_new.dtype, k_new.device)
         if max_length is not None and self.n_seen + n > max_length:
             raise ValueError(f"sequence of {n} new positions after {self.n_seen} cached exceeds max_length={max_length}")
+        self._discard()
         dev = k_new.device
         if pos is None: pos = torch.arange(self.n_seen, self.n_seen + n, device=dev)
-        if pos.ndim == 2 and self._n_real is None:  # first padding: every earlier position was real
-            self._n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=dev)
-        if self._n_real is not None:
-            pos = pos.expand(B, n)
-            self._n_real = torch.maximum(self._n_real, pos.max(1).values + 1)
+        n_real = self._n_real
+        if pos.ndim == 2 and n_real is None: n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=dev)
+        if n_real is not None: n_real = torch.maximum(n_real, pos.max(1).values + 1) if pos.ndim == 2 else n_real + n
         pos = pos.expand(B, n)
-        L, C = self._len, self.capacity
-        grad = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
+        L = self._len
         if self.differentiable:  # new tensors every call: autograd keeps every step's graph valid
-            k, v, p = self._append(k_new, v_new, pos)
+            k, v, p = ((torch.cat((self._fifo(old), new), 2 if new.ndim == 4 else 1) if L else new)
+                       for old, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)))
             self.n_allocs += 1; self.n_copied += L
+            self._staged = dict(n=n, lo=L, n_real=n_real, bufs=(k, v, p), graph=False, window=window, max_length=max_length)
         else:
             with torch.no_grad():
-                if (self._k is not None and not torch.compiler.is_compiling() and self._k.is_inference()
+                C = self.capacity
+                if (C and not torch.compiler.is_compiling() and self._k.is_inference()
                         and not torch.is_inference_mode_enabled()):
                     self._realloc(C, k_new)  # filled under inference_mode: such tensors cannot be written outside it
-                if L + n > C and window is None:  # grow geometrically, capped at max_length: the past is copied once
-                    C = max(L + n, 2 * C) if max_length is None else max(L + n, min(2 * C, max_length))
+                if L + n > C:  # grow: doubling without a window (capped at max_length), just enough with one
+                    C = L + n if window is not None else max(L + n, 2 * C if max_length is None else min(2 * C, max_length))
                     self._realloc(C, k_new)
-                if L + n <= C:  # write the new block into free slots of the ring and attend over the ring: no copy
-                    lo = (self._head + L) % C
-                    for buf, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)):
-                        dim, m = (2 if buf.ndim == 4 else 1), min(n, C - lo)  # slots: dim 2 of [B, H, C, d], dim 1 of [B, C]
-                        buf.narrow(dim, lo, m).copy_(new.narrow(dim, 0, m))
-                        if m < n: buf.narrow(dim, 0, n - m).copy_(new.narrow(dim, m, n - m))
-                    self._len = L + n
-                    if ordered or self._head + L + n <= C:  # oldest first: a view unless the ring has wrapped
-                        lo, k, v, p = L, self._fifo(self._k), self._fifo(self._v), self._fifo(self._pos)
-                    else: k, v, p = self._k, self._v, self._pos  # wrapped: every slot, free ones at position -1
-                else:  # a windowed block larger than the ring: attend over a temporary, keep what later queries see
-                    lo, (k, v, p), self._temp = L, self._append(k_new, v_new, pos), True
-            if grad:  # the new block's gradient, through the buffer; the cached positions are constants
+                lo = (self._head + L) % C
+                for buf, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)):  # into free slots of the ring
+                    dim, m = (2 if buf.ndim == 4 else 1), min(n, C - lo)
+                    buf.narrow(dim, lo, m).copy_(new.narrow(dim, 0, m))
+                    if m < n: buf.narrow(dim, 0, n - m).copy_(new.narrow(dim, m, n - m))
+                if ordered or self._head + L + n <= C:  # oldest first: a view unless the ring has wrapped
+                    lo, k, v, p = L, self._fifo(self._k, L + n), self._fifo(self._v, L + n), self._fifo(self._pos, L + n)
+                else: k, v, p = self._k, self._v, self._pos  # wrapped: every slot, free ones at position -1
+            grad = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
+            if grad:  # the new block's gradient, through a copy; the cached positions are constants
                 refuse = (f"this KVCache(differentiable=False) holds {L} positions written with autograd on but "
                           f"keeps no graph for them, so the gradient through them would be missing. Create it as "
                           f"KVCache(differentiable=True) to backpropagate through cached positions, or fill it "
                           f"under torch.no_grad()") if self._graph and L else None
-                k, v = (self._Read.apply(new, full, lo, refuse) for new, full in ((k_new, k), (v_new, v)))
-                self._graph = True
-        complete = k.shape[2] == self._len
-        if window is not None: p = p.clone()  # eviction below marks slots free in the buffer; this call still sees them
-        self.n_seen += n
-        self._evict(window, max_length)
+                k, v = (self._Join.apply(new, full, lo, refuse) for new, full in ((k_new, k), (v_new, v)))
+            self._staged = dict(n=n, lo=(self._head + L) % C, n_real=n_real, bufs=None, graph=grad,
+                                window=window, max_length=max_length)
+        complete = k.shape[2] == L + n
+        if window is not None: p = p.clone()  # eviction at commit marks slots free in the buffer; this call sees them
+        if commit: self.commit()
         return k, v, p, complete
 
-    def _append(self, k_new, v_new, pos):
-        "New tensors holding the held slots, oldest first, then the new ones; they become the cache's state."
-        L = self._len
-        k, v, p = ((torch.cat((self._fifo(old), new), 2 if new.ndim == 4 else 1) if L else new)
-                   for old, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)))
-        self._k, self._v, self._pos, self._head, self._len = k, v, p, 0, L + k_new.shape[2]
-        return k, v, p
-
-    def _realloc(self, cap, like):
-        "Move the held slots, oldest first, into new zeroed buffers of `cap` slots."
-        B, H, _, d = like.shape
-        L = self._len
-        k, v = like.new_zeros(B, H, cap, d), like.new_zeros(B, H, cap, d)
-        p = torch.full((B, cap), -1, dtype=torch.long, device=like.device)
-        if L:
-            k[:, :, :L] = self._fifo(self._k); v[:, :, :L] = self._fifo(self._v); p[:, :L] = self._fifo(self._pos)
-        self._k, self._v, self._pos, self._head = k, v, p, 0
-        self.n_allocs += 1; self.n_copied += L
-
-    def _evict(self, window, max_length):
-        "Drop the slots no later query can see; a windowed ring returns to `window` slots."
-        drop = self._trim(window)
-        if self._temp:  # keep the last slots of the temporary in a ring of about `window` slots
-            self._temp, S = False, self._len - drop
-            self._head, self._len = drop, S
-            self._realloc(max(S, min(max(window, S + 1), max_length or window + S)), self._k)
-            return
-        if not drop: return
+    def commit(self):
+        "Make the staged write permanent, then drop the slots no later query can see (with a window)."
+        st, self._staged = self._staged, None
+        if st is None: return
+        if st['bufs'] is not None: self._k, self._v, self._pos = st['bufs']; self._head = 0
+        self._len += st['n']; self.n_seen += st['n']; self._n_real = st['n_real']; self._graph |= st['graph']
+        window, max_length = st['window'], st['max_length']
+        if window is None: return
+        if self._n_real is None: drop = max(0, self._len - (window - 1))
+        else:  # the first slot a later query of each sequence can see; one host sync
+            need = self._fifo(self._pos) >= (self._n_real - window + 1)[:, None]  # [B, L]
+            if need.is_meta: raise ValueError("padding with a window needs the positions' values to evict old slots, "
+                                              "and tensors on the meta device hold none: run on a real device")
+            drop = int(torch.where(need.any(1), need.int().argmax(1), self._len).min())
         if self.differentiable:
             self._k, self._v, self._pos = self._k[:, :, drop:], self._v[:, :, drop:], self._pos[:, drop:]
             self._len -= drop
             return
-        C = self.capacity
-        idx = (self._head + torch.arange(drop, device=self._pos.device)) % C
-        self._pos[:, idx] = -1
-        self._head, self._len = (self._head + drop) % C, self._len - drop
+        C, S = self.capacity, self._len - drop
+        if drop:
+            idx = (self._head + torch.arange(drop, device=self._pos.device)) % C
+            self._pos[:, idx] = -1
+            self._head, self._len = (self._head + drop) % C, S
+        target = max(S, min(max(window, S + 1), max_length or window + S))  # a ring of about `window` slots
+        if C != target: self._realloc(target, self._k)
 
 # %% ../nbs/08_core.ipynb #dd529650
 class Attention(nn.Module):
@@ -312,33 +330,6 @@ class Attention(nn.Module):
         if self.window is not None: s += f", window={self.window}"
         if self.rope_theta is not None: s += f", rope_theta={self.rope_theta:g}"
         return s + f", dropout={self.dropout}"
-
-    @staticmethod
-    def rope(x:Tensor, # [B, H, T, d] queries or keys, d even
-             pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
-             theta:float, # the base: pair i turns by pos * theta^(-2i/d)
-            ) -> Tensor: # [B, H, T, d] rotated
-        "Rotary position embedding, HF Llama's convention: features i and i + d/2 form a pair, angles in float32."
-        d = x.shape[-1]
-        inv_freq = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.int64, device=x.device).float() / d))  # [d/2]
-        ang = pos.clamp(min=0).float()[..., None] * inv_freq               # [..., T, d/2], float32 like HF
-        emb = torch.cat((ang, ang), -1)                                      # [..., T, d]
-        cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
-        if pos.ndim == 2: cos, sin = cos[:, None], sin[:, None]              # [B, 1, T, d]: broadcast over heads
-        x1, x2 = x[..., :d // 2], x[..., d // 2:]
-        return x * cos + torch.cat((-x2, x1), -1) * sin
-
-    @staticmethod
-    def mask(q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
-             k_pos:Tensor, # [K] or [B, K] positions of the keys, -1 = pad or free slot
-             window:int|None=None, # a query sees keys at most window-1 positions back
-            ) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
-        "Which key each query may see: a real key not after it (and within the window); a pad query sees every key."
-        qp, kp = q_pos[..., :, None], k_pos[..., None, :]
-        allowed = (kp >= 0) & (kp <= qp)
-        if window is not None: allowed &= kp > qp - window
-        return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
-
     def _check_input(self, x, cache, attention_mask, need_weights, explicit):
         "Refuse bad input to `forward`, naming the argument, its value and what was expected."
         check_bool('need_weights', need_weights); check_bool('explicit', explicit)
@@ -376,7 +367,7 @@ class Attention(nn.Module):
                 raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
                                  f"got {list(m.shape)}")
             if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
-            checking = not torch.compiler.is_compiling()  # the value checks below are data-dependent branches
+            checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks: data-dependent branches, need data
             if m.dtype != torch.bool:
                 if checking and not ((m == 0) | (m == 1)).all():
                     raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
@@ -387,16 +378,116 @@ class Attention(nn.Module):
                                  f"every sequence needs at least one")
             valid = m
         if self.check_finite: check_finite(x)
-        return B, T, valid
+        return valid
 
-    def _positions(self, B, T, cache, valid, device):
-        "Each new token's position among its sequence's real tokens ([T] without padding, else [B, T]; -1 at pads)."
-        seen = 0 if cache is None else cache.n_seen
-        if valid is None and (cache is None or not cache.padded):
-            return torch.arange(seen, seen + T, device=device)                                    # [T]
-        start = cache._n_real if cache is not None and cache.padded else torch.full((B,), seen, device=device)
-        if valid is None: return start[:, None] + torch.arange(T, device=device)                 # [B, T]
-        return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)                   # [B, T]
+    @staticmethod
+    def rope_angles(pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
+                    head_dim:int, # d, even
+                    theta:float, # the base: pair i turns by pos * theta^(-2i/d)
+                    dtype:torch.dtype, # dtype of the queries/keys to rotate
+                   ) -> tuple: # (cos, sin), each [T, d] or [B, 1, T, d]
+        "The cosines and sines of rotary position embeddings, HF Llama's convention, angles in float32."
+        inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64, device=pos.device).float() / head_dim))
+        ang = pos.clamp(min=0).float()[..., None] * inv_freq                # [..., T, d/2], float32 like HF
+        emb = torch.cat((ang, ang), -1)                                      # [..., T, d]: pair i is (i, i + d/2)
+        cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
+        return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)  # [B, 1, T, d]: broadcast over heads
+
+    @staticmethod
+    def rotate(x:Tensor, # [B, H, T, d] queries or keys
+               cos:Tensor, sin:Tensor, # from `rope_angles`
+              ) -> Tensor: # [B, H, T, d] rotated
+        "Turn each pair of features (i, i + d/2) of `x` by its angle: HF Llama's `rotate_half` form."
+        x1, x2 = x.chunk(2, -1)
+        return x * cos + torch.cat((-x2, x1), -1) * sin
+
+    @staticmethod
+    def rope(x:Tensor, # [B, H, T, d] queries or keys, d even
+             pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
+             theta:float, # the base: pair i turns by pos * theta^(-2i/d)
+            ) -> Tensor: # [B, H, T, d] rotated
+        "Rotary position embedding of `x` at positions `pos` (`rope_angles` then `rotate`)."
+        return Attention.rotate(x, *Attention.rope_angles(pos, x.shape[-1], theta, x.dtype))
+
+    @staticmethod
+    def mask(q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
+             k_pos:Tensor, # [K] or [B, K] positions of the keys, -1 = pad or free slot
+             window:int|None=None, # a query sees keys at most window-1 positions back
+            ) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
+        "Which key each query may see: a real key not after it (and within the window); a pad query sees every key."
+        qp, kp = q_pos[..., :, None], k_pos[..., None, :]
+        allowed = (kp >= 0) & (kp <= qp)
+        if window is not None: allowed &= kp > qp - window
+        return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
+
+    block_size = 1024  # queries per block on the blocked route (with a window: the window, at least 64)
+
+    def attend(self,
+               q:Tensor, # [B, H, T, d] queries of the new positions
+               k:Tensor, # [B, Hkv, K, d] keys to attend over; the last T slots are the new block's
+               v:Tensor, # [B, Hkv, K, d] their values
+               q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
+               k_pos:Tensor, # [K] or [B, K] positions of the key slots, -1 = pad or free slot
+               contiguous:bool, # no padding, every slot held, and (T > 1) slot i holds position q_pos[0] - (K - T) + i
+               explicit:bool=False, # the step-by-step path, which also returns the weights
+              ) -> tuple: # (ctx [B, H, T, d], weights [B, H, T, K] or None)
+        """Each query's weighted average of the values `Attention.mask` lets it see, by the cheapest exact kernel call.
+
+        Who sees whom is `Attention.mask(q_pos, k_pos, self.window)`, always; this function only picks how to compute
+        it. The first route whose conditions hold:
+
+        1. **explicit** (`explicit=True`): section 4.1's `attention(q, k, v, mask)`, scores and softmax written out,
+           with the full `[T, K]` mask; returns the weights. The reference every other route is tested against.
+        2. **no mask**: `T == 1` and `contiguous`: one new token per sequence, no padding; every key it is given is
+           visible (with a window the cache holds at most `window - 1` earlier positions). One
+           `scaled_dot_product_attention` call without a mask: the decode step.
+        3. **causal**: `contiguous`, no key before the block (`K == T`) and no window narrower than the block:
+           `scaled_dot_product_attention(is_causal=True)`, no mask tensor.
+        4. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
+           The queries go in blocks of `S` positions (`block_size`, or the window), each block against only the key
+           slots it can see, with a `[S, K_b]` mask from `Attention.mask`: `K_b <= S + window - 1` with a window, so
+           the cost is `O(T·W)`, and never a `[B, 1, T, K]` mask. The slots a block can see are known on the host
+           except with padding *and* a window, where one host synchronisation per call reads where each block's
+           window starts.
+
+        Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
+        """
+        B, H, T, d = q.shape
+        Hkv, K, W = k.shape[1], k.shape[2], self.window
+        p = self.dropout if self.training else 0.0
+        if explicit:                                                          # 1. written out (section 4.1)
+            allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
+            if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
+            qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
+            ctx, w = attention(qg, kg, vg, allowed, return_weights=True)      # [B, Hkv, G, T, d], [.., T, K]
+            if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
+            return ctx.flatten(1, 2), w.flatten(1, 2)
+        sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)
+        if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
+        if contiguous and K == T and (W is None or T <= W):                   # 3. causal
+            return sdpa(q, k, v, is_causal=T > 1), None
+        S = self.block_size if W is None else max(W, 64)                      # 4. blocked
+        starts = range(0, T, S)
+        if W is None: los = [0] * len(starts)
+        elif contiguous: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
+        elif T == 1: los = [0]
+        else: los = self._window_starts(q_pos, k_pos, S)
+        out = []
+        for t0, lo in zip(starts, los):
+            lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)              # from its window's start to its last query                                       # keys after the block's last query: none
+            m = self.mask(q_pos[..., t0:t0 + S], k_pos[..., lo:hi], W)       # [S, K_b] or [B, S, K_b]
+            out.append(sdpa(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m))
+        return (out[0] if len(out) == 1 else torch.cat(out, 2)), None
+
+    def _window_starts(self, q_pos, k_pos, S):
+        "With padding and a window: per block of `S` queries, the first key slot any of its real queries can see."
+        (B, T), W, big = q_pos.shape, self.window, 2 ** 62                   # big: later than any position
+        q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)), 1)  # pads: no bound
+        first = q.unflatten(1, (-1, S)).amin(-1)                              # [B, n_blocks] first real query
+        slots = torch.searchsorted(k_pos.cummax(-1).values, first - W + 1)   # real key positions never decrease
+        if slots.is_meta: raise ValueError("padding with a window needs the positions' values to find each block's "
+                                           "keys, and tensors on the meta device hold none: run on a real device")
+        return slots.amin(0).tolist()                                        # one host sync
 
     def forward(self,
                 x:Tensor, # [B, T, D] the new positions
@@ -411,13 +502,15 @@ class Attention(nn.Module):
         Args:
             x: `[B, T, D]` the new positions.
             cache: a `KVCache` holding the keys/values of earlier positions of these sequences (or None). It is
-                updated in place with this block's keys/values.
+                updated in place with this block's keys/values when the call completes; a call that raises leaves it
+                as it was.
             attention_mask: `[B, T]` bool or 0/1 for the new positions only, True/1 = a real token (the convention
                 tokenizers return). Left, right or mixed padding. No pad position influences a real one; each real
                 position's output equals running its sequence alone without padding. A pad position's output is 0.
             need_weights: also return the attention weights (computed on the explicit path).
-            explicit: compute scores, mask, softmax and `weights @ V` step by step instead of calling PyTorch's
-                fused `scaled_dot_product_attention`. Both paths give the same result to rounding.
+            explicit: compute scores, mask, softmax and `weights @ V` step by step (section 4.1's `attention`)
+                instead of calling PyTorch's fused `scaled_dot_product_attention`. Both give the same result to
+                rounding. See `Attention.attend` for the routes.
 
         Returns:
             `out [B, T, D]`; with `need_weights`, `(out, weights)` where `weights` is `[B, H, T, K]`: every query head
@@ -433,44 +526,50 @@ class Attention(nn.Module):
                 filled by another module; `attention_mask` is not `[B, T]` on x's device, holds values other than
                 0/1, or leaves a sequence with no real token; with `check_finite`, `x` holds NaN/inf.
         """
-        B, T, valid = self._check_input(x, cache, attention_mask, need_weights, explicit)
+        valid = self._check_input(x, cache, attention_mask, need_weights, explicit)  # [B, T] bool, or None
+        pos = self.positions(x, cache, valid)                                 # [T], or [B, T] with padding; -1 at pads
+        q, k, v = self.project(x, valid)                                      # [B, H, T, d], 2 x [B, Hkv, T, d]
+        if self.rope_theta is not None: q, k = self.rope_qk(q, k, pos)        # rotated by position, angles once
+        k, v, k_pos, contiguous = self.store(k, v, pos, cache, explicit or need_weights)  # + the cached positions
+        ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)   # [B, H, T, d]
+        out = self.out_proj(merge_heads(ctx))                                 # [B, T, D]: mixes the heads
+        if cache is not None: cache.commit()                                  # only a completed call is kept
+        if valid is not None: out, w = self.zero_pads(out, w, valid)
+        return (out, w) if need_weights else out
+
+    def positions(self, x, cache, valid):
+        "Each new token's position among its sequence's real tokens ([T] without padding, else [B, T]; -1 at pads)."
+        B, T, seen = x.shape[0], x.shape[1], (0 if cache is None else cache.n_seen)
+        if valid is None and (cache is None or not cache.padded):
+            return torch.arange(seen, seen + T, device=x.device)                                  # [T]
+        start = cache._n_real if cache is not None and cache.padded else torch.full((B,), seen, device=x.device)
+        if valid is None: return start[:, None] + torch.arange(T, device=x.device)               # [B, T]
+        return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)                   # [B, T]
+
+    def project(self, x, valid):
+        "Queries, keys and values by heads from the fused projection; a pad's query, key and value are 0 (inert)."
         H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
-        held = 0 if cache is None else len(cache)
         q, k, v = self.qkv(x).split((H * d, Hkv * d, Hkv * d), -1)            # [B, T, H*d], 2 x [B, T, Hkv*d]
         q, k, v = split_heads(q, H), split_heads(k, Hkv), split_heads(v, Hkv)  # [B, H, T, d], 2 x [B, Hkv, T, d]
-        pos = self._positions(B, T, cache, valid, x.device)                  # [T] or [B, T], -1 at pads
-        if self.rope_theta is not None: q, k = self.rope(q, pos, self.rope_theta), self.rope(k, pos, self.rope_theta)
-        if valid is not None: k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (k, v))  # pads: inert zeros
-        k_pos, complete = pos, True
-        if cache is not None:
-            k, v, k_pos, complete = cache.update(k, v, pos, window=self.window,
-                                                 max_length=self.context_length, ordered=explicit or need_weights)
-            cache.owner = self
-            if pos.ndim == 1 and k_pos.ndim == 2: k_pos = k_pos[0]             # unpadded: one row serves every sequence
-        padded = k_pos.ndim == 2
-        G, p = H // Hkv, self.dropout if self.training else 0.0
-        if explicit or need_weights:
-            allowed = self.mask(pos, k_pos, self.window)                        # [T, K] or [B, T, K]
-            if padded: allowed = allowed[:, None]                               # [B, 1, T, K]
-            scores = (q.unflatten(1, (Hkv, G)) / math.sqrt(d)) @ k[:, :, None].transpose(-2, -1)  # [B, Hkv, G, T, K]
-            scores = scores.flatten(1, 2).masked_fill(~allowed, float('-inf'))  # [B, H, T, K]
-            w = scores.softmax(-1)
-            if p: w = F.dropout(w, p)
-            ctx = (w.unflatten(1, (Hkv, G)) @ v[:, :, None]).flatten(1, 2)      # [B, H, T, d]
-        else:
-            fresh = held == 0 and (self.window is None or T <= self.window)
-            if padded or not complete or (T > 1 and not fresh):
-                attn_mask = self.mask(pos, k_pos, self.window)                  # [T, K] or [B, T, K]
-                if padded: attn_mask = attn_mask[:, None]                       # [B, 1, T, K]
-            else: attn_mask = None                                              # causal (T > 1) or nothing to mask
-            if T == 1 and G > 1:  # one query per head: stack a group's heads as rows against their shared keys
-                ctx = F.scaled_dot_product_attention(q.reshape(B, Hkv, G, d), k, v, attn_mask=attn_mask,
-                                                     dropout_p=p).view(B, H, 1, d)
-            else:
-                ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=p,
-                                                     is_causal=attn_mask is None and T > 1, enable_gqa=G > 1)
-        out = self.out_proj(merge_heads(ctx))                                   # [B, T, D]
-        if valid is not None:
-            out = out.masked_fill(~valid[..., None], 0)
-            if need_weights: w = w.masked_fill(~valid[:, None, :, None], 0)
-        return (out, w) if need_weights else out
+        if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
+        return q, k, v
+
+    def rope_qk(self, q, k, pos):
+        "Queries and keys rotated by their positions; the angles are computed once for both."
+        cos, sin = self.rope_angles(pos, self.head_dim, self.rope_theta, q.dtype)
+        return self.rotate(q, cos, sin), self.rotate(k, cos, sin)
+
+    def store(self, k, v, pos, cache, ordered):
+        "Keys/values to attend over: the new ones, after the cached ones when there is a cache (staged until commit)."
+        if cache is None: return k, v, pos, pos.ndim == 1
+        padded = pos.ndim == 2
+        k, v, k_pos, complete = cache.update(k, v, pos, window=self.window, max_length=self.context_length,
+                                             ordered=ordered or pos.shape[-1] > 1, commit=False)
+        cache.owner = self
+        return k, v, (k_pos if padded else k_pos[0]), complete and not padded
+
+    @staticmethod
+    def zero_pads(out, w, valid):
+        "Outputs (and weights) of pad positions set to 0."
+        out = out.masked_fill(~valid[..., None], 0)
+        return out, (None if w is None else w.masked_fill(~valid[:, None, :, None], 0))
