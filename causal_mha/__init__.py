@@ -17,7 +17,10 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 - `exercises` (4.9): `attention_param_count`;
 - `variants` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows;
 - `convert` (drop-in): weight converters `from_*`/`to_*` for upstream, `nn.MultiheadAttention`, nanoGPT, HF GPT-2 and
-  Llama/Mistral/Qwen2 attention, and `HFAttention`, the adapter that swaps `Attention` into those HF models.
+  Llama/Mistral/Qwen2 attention;
+- `hf` (drop-in): `swap_attention`, which swaps `Attention` into every layer of a HF GPT-2, Llama, Mistral or Qwen2
+  model, and `HFAttention`, the adapter it puts there (keys and values in the model's own cache);
+- `parallel` (drop-in): `shard_heads`, tensor parallelism over heads, and `qkv_rows`, the row order it shards.
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
@@ -41,3 +44,5 @@ from .core import *
 from .exercises import *
 from .variants import *
 from .convert import *
+from .hf import *
+from .parallel import *
