@@ -155,6 +155,8 @@ def _check_track_shape(B, T, D, H):
     if D % H: raise ValueError(f"D={D} must be divisible by H={H} (each head gets D/H features)")
     return B, T, D, H
 
+
+# %% ../nbs/07_multihead.ipynb #7c1c3a71
 def layouts(B:int, # batch size
             T:int, # positions per sequence
             D:int, # total projection width; must be divisible by H
@@ -189,6 +191,8 @@ def _check_element(e, B, T, D):
     if k is None or not 0 <= k < n: raise ValueError(f"e must be an element id in 0..{n - 1} (B*T*D={n}), got {e!r}")
     return k
 
+
+# %% ../nbs/07_multihead.ipynb #9a97a62f
 def track_element(e:int, # element id = flat index in the projected [B, T, D] tensor
                   B:int, T:int, D:int, H:int, # shape: batch, positions, total width, heads
                   wrong_merge:bool=False, # follow the wrong merge instead
