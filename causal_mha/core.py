@@ -10,7 +10,7 @@ from numbers import Real
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
-from .ground import check_int, check_bool, check_dropout, check_finite, shape_of, split_heads, merge_heads
+from .ground import check_int, check_bool, check_dropout, check_finite, shape_of, merge_heads
 from .attention import attention
 
 # %% auto #0
@@ -114,7 +114,9 @@ class KVCache:
 
     def check(self, batch_size, n_heads, head_dim, dtype, device, what='k_new has'):
         "Raise a `ValueError` naming both values unless keys/values of this kind can join the cached ones."
-        if self._k is None: return
+        k = self._k
+        if k is None or (k.shape[0], k.shape[1], k.shape[3], k.dtype, k.device) == (batch_size, n_heads, head_dim, dtype, device):
+            return
         for name, mine, new in (('batch_size', self.batch_size, batch_size), ('n_heads', self.n_heads, n_heads),
                                 ('head_dim', self.head_dim, head_dim), ('dtype', self.dtype, dtype),
                                 ('device', self.device, torch.device(device))):
@@ -549,8 +551,8 @@ class Attention(nn.Module):
     def project(self, x, valid):
         "Queries, keys and values by heads from the fused projection; a pad's query, key and value are 0 (inert)."
         H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
-        q, k, v = self.qkv(x).split((H * d, Hkv * d, Hkv * d), -1)            # [B, T, H*d], 2 x [B, T, Hkv*d]
-        q, k, v = split_heads(q, H), split_heads(k, Hkv), split_heads(v, Hkv)  # [B, H, T, d], 2 x [B, Hkv, T, d]
+        heads = self.qkv(x).unflatten(-1, (H + 2 * Hkv, d)).transpose(1, 2)   # [B, H + 2 Hkv, T, d]: views, no copy
+        q, k, v = heads.split((H, Hkv, Hkv), 1)                               # [B, H, T, d], 2 x [B, Hkv, T, d]
         if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
         return q, k, v
 
