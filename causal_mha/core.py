@@ -422,7 +422,7 @@ class Attention(nn.Module):
         if window is not None: allowed &= kp > qp - window
         return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
 
-    block_size = 1024  # queries per block on the blocked route (with a window: the window, at least 64)
+    block_size = 1024  # queries per block on the blocked route (with a window: a quarter of it, at least 64)
 
     def attend(self,
                q:Tensor, # [B, H, T, d] queries of the new positions
@@ -446,7 +446,8 @@ class Attention(nn.Module):
         3. **causal**: `contiguous`, no key before the block (`K == T`) and no window narrower than the block:
            `scaled_dot_product_attention(is_causal=True)`, no mask tensor.
         4. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
-           The queries go in blocks of `S` positions (`block_size`, or the window), each block against only the key
+           The queries go in blocks of `S` positions (`block_size`; with a window, a quarter of it, at least 64),
+           each block against only the key
            slots it can see, with a `[S, K_b]` mask from `Attention.mask`: `K_b <= S + window - 1` with a window, so
            the cost is `O(T·W)`, and never a `[B, 1, T, K]` mask. The slots a block can see are known on the host
            except with padding *and* a window, where one host synchronisation per call reads where each block's
@@ -468,7 +469,7 @@ class Attention(nn.Module):
         if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
         if contiguous and K == T and (W is None or T <= W):                   # 3. causal
             return sdpa(q, k, v, is_causal=T > 1), None
-        S = self.block_size if W is None else max(W, 64)                      # 4. blocked
+        S = self.block_size if W is None else max(64, min(self.block_size, W // 4))  # 4. blocked
         starts = range(0, T, S)
         if W is None: los = [0] * len(starts)
         elif contiguous: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
