@@ -70,7 +70,8 @@ class KVCache:
     def reset(self):
         "Forget every position and free the buffers; the next `update` may start a new batch and shape."
         self._k = self._v = None  # [B, Hkv, C, d] ring buffers (C = capacity)
-        self._pos = None          # [B, C] int64: each slot's position among its sequence's real tokens, -1 = pad/free
+        self._pos = None          # [B, C] int64 with padding: each slot's position among its sequence's real tokens,
+                                  # -1 = pad/free; None without padding (slot head + i holds position n_seen - len + i)
         self._head = 0            # ring index of the oldest slot held
         self._len = 0             # slots held
         self.n_seen = 0           # positions appended since the last reset (the offset of the next block)
@@ -132,7 +133,8 @@ class KVCache:
         self._discard()
         if self._k is None: return
         index = index.to(self._k.device)
-        self._k, self._v, self._pos = self._k[index], self._v[index], self._pos[index]
+        self._k, self._v = self._k[index], self._v[index]
+        if self._pos is not None: self._pos = self._pos[index]
         if self._n_real is not None: self._n_real = self._n_real[index]
 
     def _fifo(self, t, L=None):
@@ -146,11 +148,18 @@ class KVCache:
         B, H, _, d = like.shape
         L = self._len
         k, v = like.new_zeros(B, H, cap, d), like.new_zeros(B, H, cap, d)
-        p = torch.full((B, cap), -1, dtype=torch.long, device=like.device)
+        p = None if self._pos is None else torch.full((B, cap), -1, dtype=torch.long, device=like.device)
         if L:
-            k[:, :, :L] = self._fifo(self._k); v[:, :, :L] = self._fifo(self._v); p[:, :L] = self._fifo(self._pos)
+            k[:, :, :L] = self._fifo(self._k); v[:, :, :L] = self._fifo(self._v)
+            if p is not None: p[:, :L] = self._fifo(self._pos)
         self._k, self._v, self._pos, self._head = k, v, p, 0
         self.n_allocs += 1; self.n_copied += L
+
+    def _slot_positions(self, n):
+        "Without padding: the position each slot of the ring holds once `n` slots from the oldest are filled, -1 = free."
+        C, dev = self.capacity, self._k.device
+        rel = (torch.arange(C, device=dev) - self._head) % C                  # slot's age rank, oldest = 0
+        return torch.where(rel < n, rel + (self.n_seen - self._len), -1)    # [C]
 
     def _discard(self):
         "Undo an update that was never committed: its slots become free again (nothing else was changed)."
@@ -169,8 +178,8 @@ class KVCache:
                max_length:int|None=None, # refuse to hold more than this many positions (the module's context_length)
                ordered:bool=False, # return the slots oldest first even when the ring has wrapped (a copy)
                commit:bool=True, # make the write permanent now; False: until `commit()` (a failed call is undone)
-              ) -> tuple: # (k, v, pos, complete): keys/values [B, Hkv, K, d] to attend over, their positions [B, K],
-                          # and whether all K slots are held positions (no free slot)
+              ) -> tuple: # (k, v, pos, complete): keys/values [B, Hkv, K, d] to attend over, their positions ([K]
+                          # without padding, [B, K] with it), and whether all K slots are held positions
         "Append `n` positions and return the keys/values to attend over: the held ones and the new ones."
         if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or k_new.shape != v_new.shape:
             raise ValueError(f"k_new and v_new must be tensors of one shape [B, H, n, d], got {shape_of(k_new)} and {shape_of(v_new)}")
@@ -188,30 +197,38 @@ class KVCache:
         n_real = self._n_real
         if pos.ndim == 2 and n_real is None: n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=dev)
         if n_real is not None: n_real = torch.maximum(n_real, pos.max(1).values + 1) if pos.ndim == 2 else n_real + n
-        pos = pos.expand(B, n)
-        L = self._len
+        L, base, padded = self._len, self.n_seen - self._len, n_real is not None
+        if padded:  # positions are kept per slot from the first padding on
+            pos = pos.expand(B, n)
+            if self._pos is None and self._k is not None:  # the held slots' positions, made explicit once
+                self._pos = (torch.arange(base, base + L, device=dev).expand(B, L).clone() if self.differentiable
+                             else self._slot_positions(L).expand(B, self.capacity).clone())
+            elif self._pos is None: self._pos = pos.new_empty(B, 0)
         if self.differentiable:  # new tensors every call: autograd keeps every step's graph valid
-            k, v, p = ((torch.cat((self._fifo(old), new), 2 if new.ndim == 4 else 1) if L else new)
-                       for old, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)))
+            k, v = ((torch.cat((self._fifo(old), new), 2) if L else new) for old, new in ((self._k, k_new), (self._v, v_new)))
+            p = torch.cat((self._fifo(self._pos), pos), 1) if padded else torch.arange(base, base + L + n, device=dev)
             self.n_allocs += 1; self.n_copied += L
-            self._staged = dict(n=n, lo=L, n_real=n_real, bufs=(k, v, p), graph=False, window=window, max_length=max_length)
+            self._staged = dict(n=n, lo=L, n_real=n_real, bufs=(k, v, p if padded else None), graph=False,
+                                window=window, max_length=max_length)
         else:
-            with torch.no_grad():
-                C = self.capacity
-                if (C and not torch.compiler.is_compiling() and self._k.is_inference()
-                        and not torch.is_inference_mode_enabled()):
-                    self._realloc(C, k_new)  # filled under inference_mode: such tensors cannot be written outside it
-                if L + n > C:  # grow: doubling without a window (capped at max_length), just enough with one
-                    C = L + n if window is not None else max(L + n, 2 * C if max_length is None else min(2 * C, max_length))
-                    self._realloc(C, k_new)
-                lo = (self._head + L) % C
-                for buf, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos)):  # into free slots of the ring
-                    dim, m = (2 if buf.ndim == 4 else 1), min(n, C - lo)
-                    buf.narrow(dim, lo, m).copy_(new.narrow(dim, 0, m))
-                    if m < n: buf.narrow(dim, 0, n - m).copy_(new.narrow(dim, m, n - m))
-                if ordered or self._head + L + n <= C:  # oldest first: a view unless the ring has wrapped
-                    lo, k, v, p = L, self._fifo(self._k, L + n), self._fifo(self._v, L + n), self._fifo(self._pos, L + n)
-                else: k, v, p = self._k, self._v, self._pos  # wrapped: every slot, free ones at position -1
+            C = self.capacity
+            if (C and not torch.compiler.is_compiling() and self._k.is_inference()
+                    and not torch.is_inference_mode_enabled()):
+                self._realloc(C, k_new)  # filled under inference_mode: such tensors cannot be written outside it
+            if L + n > C:  # grow: doubling without a window (capped at max_length), just enough with one
+                C = L + n if window is not None else max(L + n, 2 * C if max_length is None else min(2 * C, max_length))
+                self._realloc(C, k_new)
+            lo = (self._head + L) % C
+            for buf, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos))[:3 if padded else 2]:
+                dim, m = (2 if buf.ndim == 4 else 1), min(n, C - lo)             # into free slots of the ring
+                new = new.detach() if new.requires_grad else new                    # the buffer keeps no graph
+                buf.narrow(dim, lo, m).copy_(new if m == n else new.narrow(dim, 0, m))
+                if m < n: buf.narrow(dim, 0, n - m).copy_(new.narrow(dim, m, n - m))
+            if ordered or self._head + L + n <= C:  # oldest first: a view unless the ring has wrapped
+                lo, k, v = L, self._fifo(self._k, L + n), self._fifo(self._v, L + n)
+                p = self._fifo(self._pos, L + n).clone() if padded else torch.arange(base, base + L + n, device=dev)
+            else:  # wrapped: every slot, free ones at position -1
+                k, v, p = self._k, self._v, (self._pos.clone() if padded else self._slot_positions(L + n))
             grad = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
             if grad:  # the new block's gradient, through a copy; the cached positions are constants
                 refuse = (f"this KVCache(differentiable=False) holds {L} positions written with autograd on but "
@@ -222,7 +239,6 @@ class KVCache:
             self._staged = dict(n=n, lo=(self._head + L) % C, n_real=n_real, bufs=None, graph=grad,
                                 window=window, max_length=max_length)
         complete = k.shape[2] == L + n
-        if window is not None: p = p.clone()  # eviction at commit marks slots free in the buffer; this call sees them
         if commit: self.commit()
         return k, v, p, complete
 
@@ -241,13 +257,13 @@ class KVCache:
                                               "and tensors on the meta device hold none: run on a real device")
             drop = int(torch.where(need.any(1), need.int().argmax(1), self._len).min())
         if self.differentiable:
-            self._k, self._v, self._pos = self._k[:, :, drop:], self._v[:, :, drop:], self._pos[:, drop:]
+            self._k, self._v = self._k[:, :, drop:], self._v[:, :, drop:]
+            if self._pos is not None: self._pos = self._pos[:, drop:]
             self._len -= drop
             return
         C, S = self.capacity, self._len - drop
         if drop:
-            idx = (self._head + torch.arange(drop, device=self._pos.device)) % C
-            self._pos[:, idx] = -1
+            if self._pos is not None: self._pos[:, (self._head + torch.arange(drop, device=self._pos.device)) % C] = -1
             self._head, self._len = (self._head + drop) % C, S
         target = max(S, min(max(window, S + 1), max_length or window + S))  # a ring of about `window` slots
         if C != target: self._realloc(target, self._k)
@@ -569,7 +585,7 @@ class Attention(nn.Module):
         k, v, k_pos, complete = cache.update(k, v, pos, window=self.window, max_length=self.context_length,
                                              ordered=ordered or pos.shape[-1] > 1, commit=False)
         cache.owner = self
-        return k, v, (k_pos if padded else k_pos[0]), complete and not padded
+        return k, v, k_pos, complete and not padded
 
     @staticmethod
     def zero_pads(out, w, valid):
