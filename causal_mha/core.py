@@ -113,7 +113,7 @@ class KVCache:
                 f"n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype}"
                 f"{', differentiable=True' if self.differentiable else ''})")
 
-    def check(self, batch_size, n_heads, head_dim, dtype, device, what='k_new has'):
+    def _check(self, batch_size, n_heads, head_dim, dtype, device, what='k_new has'):
         "Raise a `ValueError` naming both values unless keys/values of this kind can join the cached ones."
         k = self._k
         if k is None or (k.shape[0], k.shape[1], k.shape[3], k.dtype, k.device) == (batch_size, n_heads, head_dim, dtype, device):
@@ -188,7 +188,7 @@ class KVCache:
                              f"and {v_new.dtype} on {v_new.device}")
         B, H, n, d = k_new.shape
         if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(k_new.shape)}")
-        self.check(B, H, d, k_new.dtype, k_new.device)
+        self._check(B, H, d, k_new.dtype, k_new.device)
         if max_length is not None and self.n_seen + n > max_length:
             raise ValueError(f"sequence of {n} new positions after {self.n_seen} cached exceeds max_length={max_length}")
         self._discard()
@@ -293,7 +293,7 @@ class Attention(nn.Module):
         device, dtype: where and in which floating dtype to create the parameters (as torch's own modules).
 
     Attributes:
-        check_finite: when True, `forward` refuses NaN/inf in `x` (one scan of `x`; on a GPU a host sync per call).
+        scan_inputs: when True, `forward` refuses NaN/inf in `x` (one scan of `x`; on a GPU a host sync per call).
             Default False.
 
     Raises:
@@ -302,7 +302,7 @@ class Attention(nn.Module):
             width is odd with rotary embeddings.
         TypeError: `qkv_bias` or `out_bias` is not a bool, or `dtype` is not a floating dtype.
     """
-    check_finite = False
+    scan_inputs = False
 
     def __init__(self,
                  d_model:int, # D, width of the input and the output
@@ -371,7 +371,7 @@ class Attention(nn.Module):
                              if P else f"sequence of {T} positions exceeds context_length={self.context_length}")
         if cache is not None:  # under autocast the keys take autocast's dtype, not x's: `update` checks the real ones
             kv_dtype = cache.dtype if autocast and cache.dtype is not None else x.dtype
-            cache.check(B, self.n_kv_heads, self.head_dim, kv_dtype, x.device, what='the new keys/values have')
+            cache._check(B, self.n_kv_heads, self.head_dim, kv_dtype, x.device, what='the new keys/values have')
             if cache.owner is not None and cache.owner is not self:
                 raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); "
                                  f"use one KVCache per attention layer, or call cache.reset()")
@@ -395,7 +395,7 @@ class Attention(nn.Module):
                 raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
                                  f"every sequence needs at least one")
             valid = m
-        if self.check_finite: check_finite(x)
+        if self.scan_inputs: check_finite(x)
         return valid
 
     @staticmethod
@@ -543,7 +543,7 @@ class Attention(nn.Module):
             ValueError: `x` is not `[B, T, d_model]` with T >= 1, or is on another device; the cached plus new
                 positions exceed `context_length`; the cache holds another batch, width, dtype or device, or was
                 filled by another module; `attention_mask` is not `[B, T]` on x's device, holds values other than
-                0/1, or leaves a sequence with no real token; with `check_finite`, `x` holds NaN/inf.
+                0/1, or leaves a sequence with no real token; with `scan_inputs`, `x` holds NaN/inf.
         """
         valid = self._check_input(x, cache, attention_mask, need_weights, explicit)  # [B, T] bool, or None
         pos = self.positions(x, cache, valid)                                 # [T], or [B, T] with padding; -1 at pads
