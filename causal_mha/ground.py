@@ -43,6 +43,16 @@ def check_dropout(p, # a dropout probability
         raise ValueError(f"{name} must be a probability in [0, 1), got {p!r}")
     return float(p)
 
+def check_heads(d_model, # the width the heads share
+                n_heads, # the number of heads
+                d_name:str='d_model', # the width's name, used in the message
+                h_name:str='n_heads', # the heads' name, used in the message
+               ) -> tuple: # `(d_model, n_heads)` as Python `int`s
+    "Return both as `int`s >= 1, or raise a `ValueError` naming both unless `n_heads` divides `d_model`."
+    d, h = check_int(d_name, d_model, 1), check_int(h_name, n_heads, 1)
+    if d % h: raise ValueError(f"{d_name}={d} must be divisible by {h_name}={h} (each head gets {d_name}/{h_name} features)")
+    return d, h
+
 # %% ../nbs/00_ground.ipynb #0b352cfc
 def check_finite(x:Tensor, # [..., T, D] input of an attention function or module
                  name:str='x', # the argument's name, used in the message
@@ -65,9 +75,8 @@ def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
     "Split the last axis into `n_heads` heads and move the head axis before time."
     if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
     if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
-    n_heads = check_int('n_heads', n_heads, 1)
     B, T, D = x.shape
-    if D % n_heads: raise ValueError(f"D={D} (last dim of x) must be divisible by n_heads={n_heads}")
+    D, n_heads = check_heads(D, n_heads, 'x.shape[-1]')
     return x.view(B, T, n_heads, D // n_heads).transpose(1, 2)  # [B,T,H,d] -> [B,H,T,d]
 
 # %% ../nbs/00_ground.ipynb #dbc0666d
