@@ -5,7 +5,7 @@ The names of this package are the public names of its modules: each module below
 notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 
 - `ground`: `check_finite`, `split_heads`, `merge_heads`, shared by every module;
-- `attention` (4.1): the general `attention(q, k, v, mask, scale)`;
+- `weighted` (4.1): the general `attention(q, k, v, mask, scale)`;
 - `selfattn` (4.2): upstream's `SelfAttention_v1`, `SelfAttention_v2`;
 - `scaling` (4.3): the measurements behind the 1/sqrt(d_k) scale;
 - `masks` (4.4): `causal_mask`, `future_mask`, `additive_mask`, `padding_mask`, `check_mask`, `masked_softmax`, ...;
@@ -25,14 +25,11 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
 (benchmarks), `causal_mha.cli` (console commands) and the test suites.
-
-One name is both a module and a function: `causal_mha.attention` is the function; its module is reached with
-`from causal_mha.attention import ...`.
 """
 __version__ = "0.1.0"
 
 from .ground import *
-from .attention import *
+from .weighted import *
 from .selfattn import *
 from .scaling import *
 from .masks import *

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from .ground import check_int, split_heads, merge_heads
-from .attention import attention
+from .weighted import attention
 from .masks import causal_mask
 from .checks import check_causal
 from .dropout import dropout_row, dropout_expectation

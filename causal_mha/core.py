@@ -11,7 +11,7 @@ import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from .ground import check_int, check_bool, check_dropout, check_finite, shape_of, merge_heads
-from .attention import attention
+from .weighted import attention
 
 # %% auto #0
 __all__ = ['KVCache', 'Attention']

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from .masks import causal_mask
 from .ground import check_int
-from .attention import attention
+from .weighted import attention
 from .dropout import MAX_ENTRIES, SUM_TOL, check_weights, check_keep_mask, effective_p, dropout_row, enumerate_dropout, dropout_expectation
 from .multihead import layouts, stage_names, track_element
 

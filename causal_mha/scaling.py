@@ -8,7 +8,7 @@ import math
 from numbers import Real
 import torch
 from torch import Tensor
-from .attention import attention
+from .weighted import attention
 from .ground import check_int, check_bool
 
 # %% auto #0
