@@ -547,6 +547,141 @@ def bench_no_grad(steps:int=1024, # tokens decoded one at a time from an empty c
                 ratio=s['grad']['median'] / s['no_grad']['median'], ratio_min=s['grad']['min'] / s['no_grad']['min'],
                 cache=info, max_abs_diff=diff)
 
+# %% ../nbs/11_bench.ipynb #b0c20e0b
+def long_call(impl:str, # 'ours' or 'hf_mistral' (transformers' MistralAttention, sdpa)
+              T:int, # sequence length
+              B:int=1, D:int=768, H:int=12,
+              window:int|None=None, # sliding window (None: causal over everything)
+              pads:int=0, # left pads in the last row of the batch (an attention_mask is passed when > 0)
+              rope_theta:float|None=None, # rotary positions (HF Mistral always has them)
+              runs:int=2, # timed calls; the best is reported
+              dtype=torch.float32,
+             ) -> dict: # seconds (best of runs) and peak bytes above the process's memory before the calls
+    "Time and peak memory of one forward call, measured in this process: call it in a fresh one (`_long_point`)."
+    _check_choice('impl', [impl], ('ours', 'hf_mistral')); dtype = _dtype(dtype); _check_heads(D, H)
+    T, B, runs = check_int('T', T, 1), check_int('B', B, 1), check_int('runs', runs, 1)
+    torch.manual_seed(0)
+    def make(n):
+        x = torch.randn(B, n, D, dtype=dtype)
+        mask = None
+        if pads: mask = torch.ones(B, n, dtype=torch.bool); mask[-1, :min(pads, n - 1)] = False
+        return x, mask
+    if impl == 'ours':
+        m = Attention(D, H, T, window=window, rope_theta=rope_theta, dtype=dtype).eval()
+        call = lambda x, mask: m(x, attention_mask=mask)
+    else:
+        from transformers import MistralConfig
+        from transformers.models.mistral.modeling_mistral import MistralAttention, MistralRotaryEmbedding
+        from transformers.masking_utils import create_sliding_window_causal_mask
+        cfg = MistralConfig(hidden_size=D, num_attention_heads=H, num_key_value_heads=H, head_dim=D // H,
+                            sliding_window=window, max_position_embeddings=T, rope_theta=rope_theta or 10_000.0)
+        cfg._attn_implementation = 'sdpa'
+        m, rot = MistralAttention(cfg, layer_idx=0).to(dtype).eval(), MistralRotaryEmbedding(cfg)
+        def call(x, mask):
+            pos = torch.arange(x.shape[1])[None].expand(B, -1)
+            am = create_sliding_window_causal_mask(config=cfg, inputs_embeds=x, attention_mask=mask, cache=None,
+                                                   position_ids=pos)
+            return m(x, rot(x, pos), am)[0]
+    with torch.no_grad():
+        call(*make(min(T, 256)))                                         # kernels and thread pools loaded
+        x, mask = make(T); gc.collect()
+        try:
+            with open('/proc/self/clear_refs', 'w') as f: f.write('5')   # restart VmHWM at the current RSS
+            base = _status_kb('VmRSS')
+        except OSError: base = None
+        best = math.inf
+        for _ in range(runs):
+            t0 = time.perf_counter(); out = call(x, mask); best = min(best, time.perf_counter() - t0); del out
+        peak = (_status_kb('VmHWM') - base) * 1024 if base is not None else None
+    return dict(impl=impl, T=T, B=B, window=window, pads=pads, rope_theta=rope_theta, seconds=best, peak=peak, runs=runs)
+
+def _long_point(threads:int, **kw) -> dict:
+    "`long_call(**kw)` in a fresh Python process with `threads` torch threads (`kw` written as Python literals)."
+    code = (f"import json, torch; torch.set_num_threads({threads}); from causal_mha.bench import long_call; "
+            f"print(json.dumps(long_call(**{kw!r})))")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    if r.returncode: raise RuntimeError(f"long_call({kw}) failed in its subprocess:\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+# %% ../nbs/11_bench.ipynb #54ab79ac
+def decode_overhead(contexts=(256, 1024), # cached positions to decode from
+                    D:int=768, H:int=12, device='cpu', dtype=torch.float32,
+                    steps:int=16, # decode steps per timed group
+                    rounds:int=30, # groups per context and contender, interleaved
+                    seed:int=123,
+                   ) -> list: # per context: ms per token of ours and of the bare loop (median, min), their ratios
+    "A decoded token of `Attention` + `KVCache` against a bare loop of the same operations, timed group by group."
+    dtype = _dtype(dtype); _check_heads(D, H); d = D // H
+    contexts = sorted({check_int('context', P, 1) for P in contexts})
+    check_int('steps', steps, 1); check_int('rounds', rounds, 1)
+    torch.manual_seed(seed)
+    n = contexts[-1] + steps * (rounds + 1) + 1
+    m = Attention(D, H, n).to(device=device, dtype=dtype).eval()
+    x = torch.randn(1, n, D, generator=torch.Generator().manual_seed(seed + 5)).to(device=device, dtype=dtype)
+    rows = []
+    with torch.no_grad():
+        for P in contexts:
+            cache = KVCache(); m(x[:, :P], cache=cache)
+            kb, vb = (torch.zeros(1, H, n, d, device=device, dtype=dtype) for _ in range(2))  # preallocated
+            kb[:, :, :P], vb[:, :, :P] = cache._k[:, :, :P], cache._v[:, :, :P]
+            def bare(t):  # the same operations, nothing else: projection, one kernel call, projection
+                q, k, v = (z.view(1, 1, H, d).transpose(1, 2) for z in m.qkv(x[:, t:t+1]).split(D, -1))
+                kb[:, :, t:t+1], vb[:, :, t:t+1] = k, v
+                ctx = F.scaled_dot_product_attention(q, kb[:, :, :t+1], vb[:, :, :t+1])
+                return m.out_proj(ctx.transpose(1, 2).reshape(1, 1, D))
+            t, times = P, {'ours': [], 'bare': []}
+            diff = (bare(t) - m(x[:, t:t+1], cache=cache)).abs().max().item(); t += 1  # also a warm-up step
+            for r in range(rounds):
+                times['bare'].append(_time_group(lambda i: bare(t + i), steps, device))
+                times['ours'].append(_time_group(lambda i: m(x[:, t+i:t+i+1], cache=cache), steps, device))
+                t += steps
+            o, b = _summary(times['ours']), _summary(times['bare'])
+            rows.append(dict(context=P, ours=o, bare=b, ratio=o['median'] / b['median'], ratio_min=o['min'] / b['min'],
+                             max_abs_diff=diff))
+    return rows
+
+# %% ../nbs/11_bench.ipynb #72a5be0f
+def bench_long(Ts=(16384, 32768), # windowed lengths; the causal call runs at the longest
+               window:int=1024, pad_T:int=16384, pads:int=7, B_pad:int=2,
+               hf:bool=True, # also HF Mistral's attention at the shortest length, when transformers is installed
+               decode_contexts=(256, 1024), decode_steps:int=16, decode_rounds:int=30,
+               D:int=768, H:int=12, device='cpu', dtype=torch.float32, runs:int=2, log=None,
+              ) -> dict: # the calls (seconds, peak bytes), the decode rows, and the ratios the targets judge
+    "Windowed and padded calls at long T against causal and unpadded ones, HF Mistral, and decode against a bare loop."
+    dtype = _dtype(dtype); log = log or (lambda s: None); _check_heads(D, H)
+    if torch.device(device).type != 'cpu': raise ValueError(f"bench_long measures CPU processes, got device {device!r}")
+    Ts = sorted(check_int('T', T, 1) for T in Ts); T0, T1 = Ts[0], Ts[-1]
+    th, calls = torch.get_num_threads(), {}
+    def point(name, **kw):
+        calls[name] = _long_point(th, D=D, H=H, runs=runs, dtype=dtype, **kw)
+        peak = calls[name]['peak']
+        log(f"long {name:34s}: {calls[name]['seconds']:7.2f} s, peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}")
+    point(f'causal T={T1}', impl='ours', T=T1)
+    for T in Ts: point(f'window {window} T={T}', impl='ours', T=T, window=window)
+    point(f'B={B_pad} T={pad_T} unpadded', impl='ours', T=pad_T, B=B_pad)
+    point(f'B={B_pad} T={pad_T} {pads} left pads', impl='ours', T=pad_T, B=B_pad, pads=pads)
+    unavailable = None
+    if hf:
+        try: import transformers
+        except ImportError: unavailable = 'transformers is not installed'
+        else:
+            point(f'ours as Mistral T={T0}', impl='ours', T=T0, window=window, rope_theta=10_000.0)
+            point(f'HF Mistral T={T0}', impl='hf_mistral', T=T0, window=window, rope_theta=10_000.0)
+    dec = decode_overhead(decode_contexts, D, H, device, dtype, decode_steps, decode_rounds)
+    for r in dec: log(f"decode P={r['context']}: ours {r['ours']['median']:.3f} ms/token, bare {r['bare']['median']:.3f}")
+    c = lambda n: calls[n]
+    ratios = dict(window_to_causal=c(f'window {window} T={T1}')['seconds'] / c(f'causal T={T1}')['seconds'],
+                  window_long_to_short=c(f'window {window} T={T1}')['seconds'] / c(f'window {window} T={T0}')['seconds'],
+                  padded_to_unpadded=c(f'B={B_pad} T={pad_T} {pads} left pads')['seconds'] / c(f'B={B_pad} T={pad_T} unpadded')['seconds'])
+    def mem(a, b): return None if c(a)['peak'] is None or not c(b)['peak'] else c(a)['peak'] / c(b)['peak']
+    ratios['window_to_causal_memory'] = mem(f'window {window} T={T1}', f'causal T={T1}')
+    ratios['padded_to_unpadded_memory'] = mem(f'B={B_pad} T={pad_T} {pads} left pads', f'B={B_pad} T={pad_T} unpadded')
+    if f'HF Mistral T={T0}' in calls:
+        ratios['hf_mistral_to_ours'] = c(f'HF Mistral T={T0}')['seconds'] / c(f'ours as Mistral T={T0}')['seconds']
+    return dict(D=D, H=H, device=str(device), dtype=_dname(dtype), Ts=Ts, window=window, pad_T=pad_T, pads=pads,
+                B_pad=B_pad, runs=runs, calls=calls, decode=dec, decode_steps=decode_steps, decode_rounds=decode_rounds,
+                ratios=ratios, unavailable=unavailable)
+
 # %% ../nbs/11_bench.ipynb #7fb21baf
 def _cores() -> int:
     "Number of CPU cores this process may run on."
@@ -571,20 +706,32 @@ def machine_info(device='cpu') -> dict:
     return info
 
 # %% ../nbs/11_bench.ipynb #9d21c1ce
-def _cpu_sample():
-    "Wall clock, CPU seconds of this process and its children, busy seconds of all CPUs and their number; None without /proc/stat."
-    try:
-        with open('/proc/stat') as f: lines = f.read().splitlines()
+def _others_cpu_seconds():
+    "CPU seconds used so far by every other process (user + system, its reaped children included); None without /proc."
+    me, total = os.getpid(), 0
+    try: pids = [q for q in os.listdir('/proc') if q.isdigit() and int(q) != me]
     except OSError: return None
-    v = [int(x) for x in lines[0].split()[1:9]]  # user nice system idle iowait irq softirq steal
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return dict(t=time.perf_counter(), ours=me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
-                busy=(sum(v) - v[3] - v[4]) / os.sysconf('SC_CLK_TCK'), cpus=sum(bool(re.match(r'cpu\d', l)) for l in lines))
+    for q in pids:
+        try:
+            with open(f'/proc/{q}/stat') as f: s = f.read()
+        except OSError: continue                       # ended meanwhile: its time moved to its parent's children
+        f = s[s.rindex(')') + 2:].split()                # fields 3.. (the command name may hold spaces)
+        if int(f[1]) == me: continue                     # a child of this run (its subprocesses): that is our work
+        total += sum(int(v) for v in f[11:15])           # utime, stime, cutime, cstime
+    return total / os.sysconf('SC_CLK_TCK')
+
+def _cpu_sample():
+    "Wall clock, CPU seconds used so far by other processes, and the number of CPUs; None without /proc."
+    try:
+        with open('/proc/stat') as f: cpus = sum(bool(re.match(r'cpu\d', l)) for l in f.read().splitlines())
+    except OSError: return None
+    others = _others_cpu_seconds()
+    return None if others is None else dict(t=time.perf_counter(), others=others, cpus=cpus)
 
 def _others(a:dict, b:dict) -> float|None:
     "Average number of CPUs that other processes kept busy between two `_cpu_sample`s."
     if a is None or b is None or b['t'] <= a['t']: return None
-    return max(0.0, (b['busy'] - a['busy']) - (b['ours'] - a['ours'])) / (b['t'] - a['t'])
+    return max(0.0, b['others'] - a['others']) / (b['t'] - a['t'])
 
 # %% ../nbs/11_bench.ipynb #551abda7
 class _CpuMonitor:
@@ -639,18 +786,21 @@ def _reliability(load:dict, # {'start', 'samples': [[label, load average]], 'cpu
     return True, f"{what}: the cores were not oversubscribed"
 
 # %% ../nbs/11_bench.ipynb #76ab6054
-PARTS = ('speed', 'memory', 'decode', 'variants', 'nograd')
+PARTS = ('speed', 'memory', 'decode', 'variants', 'nograd', 'long')
 QUICK = dict(speed=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
              memory=dict(Ts=(1024, 2048), max_explicit_T=2048),
              decode=dict(contexts=(256, 1024, 4096), steps=16, runs=6),
              variants=dict(contexts=(1024, 2048, 4096), steps=16, runs=6),
-             nograd=dict(steps=256, runs=6))
+             nograd=dict(steps=256, runs=6),
+             long=dict(Ts=(4096, 8192), pad_T=4096, decode_rounds=10, runs=2))
 FULL = dict(speed=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
             memory=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
             decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8),
             variants=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
-            nograd=dict(steps=1024, runs=10))
-_BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode, variants=bench_variants, nograd=bench_no_grad)
+            nograd=dict(steps=1024, runs=10),
+            long=dict(Ts=(16384, 32768), pad_T=16384, decode_rounds=30, runs=2))
+_BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode, variants=bench_variants, nograd=bench_no_grad,
+              long=bench_long)
 
 # %% ../nbs/11_bench.ipynb #3ff6b0d3
 def _check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
@@ -688,7 +838,7 @@ def run_benchmarks(quick:bool=False, # the `QUICK` settings (under a minute on 2
                    device='cpu', # 'cpu', 'cuda' or 'cuda:N'
                    dtype='fp32', # a floating torch dtype, or 'fp32' / 'bf16' / 'fp16' / 'fp64'
                    compile:bool=False, # also time torch.compile'd copies (speed part)
-                   parts=('speed', 'memory', 'decode', 'variants', 'nograd'), # any of these (a tuple or 'a,b')
+                   parts=PARTS, # any of `PARTS` (a tuple or 'a,b')
                    threads:int=None, # torch threads for the run; None: the cores this process may use
                    command:str=None, # the command line to record (the console command passes its own)
                    verbose:bool=True, # print progress lines
@@ -798,6 +948,24 @@ def _check_targets(res:dict) -> list: # dicts: target, measured (text), met (Tru
         tol = 1e-5 if ng['dtype'] in ('float32', 'float64') else 5e-2
         out.append(_target("same outputs with and without no_grad", f"max |Δ| {ng['max_abs_diff']:.1e} (tolerance {tol:g})",
                            ng['max_abs_diff'] <= tol, False))
+    lg = res.get('long')
+    if lg:
+        r, W, (T0, T1) = lg['ratios'], lg['window'], (lg['Ts'][0], lg['Ts'][-1])
+        out.append(_target(f"window {W} at T={T1} <= 0.25x the causal call's time", f"{r['window_to_causal']:.2f}x",
+                           r['window_to_causal'] <= 0.25))
+        out.append(_target(f"window {W}: time at T={T1} / at T={T0} <= 2.3 (linear, not quadratic)",
+                           f"{r['window_long_to_short']:.2f}", r['window_long_to_short'] <= 2.3))
+        out.append(_target(f"{lg['pads']} left pads: <= 1.25x the unpadded batch's time (B={lg['B_pad']}, T={lg['pad_T']})",
+                           f"{r['padded_to_unpadded']:.2f}x", r['padded_to_unpadded'] <= 1.25))
+        for key, what in (('window_to_causal_memory', f"window {W} at T={T1}: peak memory <= 1.5x the causal call's"),
+                          ('padded_to_unpadded_memory', f"{lg['pads']} left pads: peak memory <= 1.5x the unpadded batch's")):
+            if r.get(key) is not None: out.append(_target(what, f"{r[key]:.2f}x", r[key] <= 1.5, False))
+        if r.get('hf_mistral_to_ours') is not None:
+            out.append(_target(f"ours >= 5x faster than HF Mistral's windowed attention at T={T0}",
+                               f"{r['hf_mistral_to_ours']:.1f}x", r['hf_mistral_to_ours'] >= 5))
+        for q in lg['decode']:
+            out.append(_target(f"decoded token <= 1.15x the bare loop at context {q['context']}",
+                               f"{q['ratio']:.2f}x (ratio of minima {q['ratio_min']:.2f}x)", q['ratio'] <= 1.15))
     if res.get('reliable') is False:
         for t in out:
             if t['timing']: t['met'] = None
@@ -946,6 +1114,22 @@ def format_report(res:dict, # a `run_benchmarks` result, or one read by `load_re
                      f"| {c['n_allocs']} | {c['n_copied']} | {_mib(c['nbytes'])} |")
         L += ["", f"Without / with no_grad: {ng['ratio']:.2f} (minima {ng['ratio_min']:.2f}); last outputs differ by "
               f"at most {ng['max_abs_diff']:.1e}.", ""]
+    lg = res.get('long')
+    if lg:
+        L += [f"**Long sequences** (D={lg['D']}, H={lg['H']}, {lg['dtype']}, no_grad; each call in a fresh process: best of "
+              f"{lg['runs']} calls, peak memory above the process's before the call):", "",
+              "| call | seconds | peak MiB |", "|---|---|---|"]
+        for n, q in lg['calls'].items():
+            peak = '—' if q['peak'] is None else f"{q['peak'] / 2**20:.0f}"
+            L.append(f"| {n} | {q['seconds']:.2f} | {peak} |")
+        L += ["", f"Decoded token against the bare loop (ms per token, median and minimum of {lg['decode_rounds']} groups of "
+                  f"{lg['decode_steps']} steps each, interleaved):", "",
+              "| context | ours | bare loop | ours / bare (medians) | (minima) |", "|---|---|---|---|---|"]
+        for q in lg['decode']:
+            L.append(f"| {q['context']} | {q['ours']['median']:.3f} min {q['ours']['min']:.3f} | {q['bare']['median']:.3f} "
+                     f"min {q['bare']['min']:.3f} | {q['ratio']:.2f} | {q['ratio_min']:.2f} |")
+        if lg['unavailable']: L += ["", f"— HF Mistral not measured: {lg['unavailable']}"]
+        L.append("")
     if res['targets']:
         L += ["**Targets**:", "", "| target | measured | met |", "|---|---|---|"]
         L += [f"| {t['target']} | {t['measured'].replace('|', chr(92) + '|')} | {'not judged' if t['met'] is None else 'yes' if t['met'] else 'NO'} |"
