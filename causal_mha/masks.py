@@ -10,7 +10,7 @@ from .ground import check_int, check_bool, check_finite, shape_of
 
 # %% auto #0
 __all__ = ['future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_mask', 'masked_softmax', 'padding_mask',
-           'attention_mask']
+           'padded_causal_mask']
 
 # %% ../nbs/04_causal_mask.ipynb #6937aeeb
 def future_mask(T:int, # number of positions (rows and columns)
@@ -114,9 +114,9 @@ def padding_mask(lengths, # [B] number of real tokens in each sequence
     return pos < lengths[:, None] if side == 'right' else pos >= (T - lengths)[:, None]
 
 # %% ../nbs/04_causal_mask.ipynb #8689a5c6
-def attention_mask(causal:Tensor|None=None, # [Tq, Tk] bool, True = may attend (e.g. `causal_mask`)
-                   key_padding:Tensor|None=None, # [B, Tk] bool, True = real key
-                  ) -> Tensor: # [B, 1, Tq, Tk] (or [Tq, Tk] without padding), True = may attend
+def padded_causal_mask(causal:Tensor|None=None, # [Tq, Tk] bool, True = may attend (e.g. `causal_mask`)
+                       key_padding:Tensor|None=None, # [B, Tk] bool, True = real key
+                      ) -> Tensor: # [B, 1, Tq, Tk] (or [Tq, Tk] without padding), True = may attend
     "Combine a causal mask and a key padding mask; broadcastable over heads as `[B, 1, Tq, Tk]`."
     if causal is None and key_padding is None: raise ValueError("give at least one of causal or key_padding")
     for name, m in (('causal', causal), ('key_padding', key_padding)):
