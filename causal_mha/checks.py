@@ -12,7 +12,7 @@ from torch import Tensor, nn
 from .ground import check_int, check_bool  # the shared argument check; ground holds no attention class
 
 # %% auto #0
-__all__ = ['CausalCheck', 'check_causal', 'influence']
+__all__ = ['CausalityReport', 'verify_causal', 'influence']
 
 # %% ../nbs/05_causality_check.ipynb #da64ec59
 def _device_dtype(module:nn.Module):
@@ -44,10 +44,10 @@ def _forward(module, x:Tensor) -> Tensor:
     "Call `module(x)` and check that it returned one tensor `[B, T, D']` with the input's B and T."
     try: out = module(x)
     except Exception as e:
-        raise RuntimeError(f"check_causal: module raised {type(e).__name__} on an input of shape {list(x.shape)} "
+        raise RuntimeError(f"verify_causal: module raised {type(e).__name__} on an input of shape {list(x.shape)} "
                            f"[B, T, D] and dtype {x.dtype}: {e}") from e
     if isinstance(out, (tuple, list)):
-        raise TypeError(f"module returned a {type(out).__name__} of {len(out)} items, not a tensor; check_causal needs "
+        raise TypeError(f"module returned a {type(out).__name__} of {len(out)} items, not a tensor; verify_causal needs "
                         f"forward(x) -> one tensor [B, T, D']: wrap the module so that it returns only the output")
     if not isinstance(out, Tensor):
         raise TypeError(f"module must return a tensor [B, T, D'], got {type(out).__name__}")
@@ -58,8 +58,8 @@ def _forward(module, x:Tensor) -> Tensor:
 
 # %% ../nbs/05_causality_check.ipynb #d4da6c97
 @dataclass
-class CausalCheck:
-    "What `check_causal` measured on the prefix (the first `T - n_future` positions)."
+class CausalityReport:
+    "What `verify_causal` measured on the prefix (the first `T - n_future` positions)."
     max_prefix_diff: float # max |out(x) - out(x')| over the prefix, where x' differs from x only in the future
     max_future_grad: float|None # max |d loss(prefix outputs) / d x[future]|; None when grad=False
     passed: bool # both are <= atol and every output is finite
@@ -96,7 +96,7 @@ def _grad_matrix(run, x:Tensor, rows:int, gen:torch.Generator) -> Tensor:
     return out
 
 # %% ../nbs/05_causality_check.ipynb #6f848c60
-def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
+def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
                  B:int=2, # batch size of the random input
                  T:int=6, # sequence length
                  D:int=12, # input width the module expects
@@ -109,7 +109,7 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
                  strict:bool=False, # raise AssertionError naming the leaking positions instead of returning
                  train:bool=False, # run in train mode (dropout on): only to show how randomness confounds the check
                  same_rng:bool=False, # with train=True: reseed before each pass so both draw the same dropout masks
-                ) -> CausalCheck:
+                ) -> CausalityReport:
     """Perturb only the future inputs of `module` and measure how much the earlier outputs, and their gradients, move.
 
     A causal module's output at position t may depend on inputs 0..t only. The check feeds a random input `[B, T, D]`,
@@ -133,7 +133,7 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
         same_rng: with `train=True`, reseed before each pass so both draw the same dropout masks. Default False.
 
     Returns:
-        A `CausalCheck`: `passed`, `max_prefix_diff`, `max_future_grad`, the leaking positions (`leaks`), positions
+        A `CausalityReport`: `passed`, `max_prefix_diff`, `max_future_grad`, the leaking positions (`leaks`), positions
         with non-finite output (`nonfinite`), the input and output shapes; `str()` gives a one-line report.
 
     Raises:
@@ -175,8 +175,8 @@ def check_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
     ok = not nonfinite and max_diff <= atol and (max_grad is None or max_grad <= atol)
     note = ("train mode: the two passes drew different dropout masks, so a difference may be randomness, not leakage"
             if train and not same_rng else '')
-    res = CausalCheck(max_diff, max_grad, ok, sorted(leaks), nonfinite, (B, T, D), tuple(y.shape), n_future, note)
-    if strict and not ok: raise AssertionError(f"check_causal: {res}")
+    res = CausalityReport(max_diff, max_grad, ok, sorted(leaks), nonfinite, (B, T, D), tuple(y.shape), n_future, note)
+    if strict and not ok: raise AssertionError(f"verify_causal: {res}")
     return res
 
 # %% ../nbs/05_causality_check.ipynb #0fe47f74

@@ -8,11 +8,11 @@ import operator
 import torch
 from torch import nn, Tensor
 from .masks import future_mask
-from .ground import check_finite, check_int, check_bool, check_dropout, split_heads, merge_heads
+from .ground import check_finite, check_int, check_bool, check_dropout, check_heads, split_heads, merge_heads
 
 # %% auto #0
 __all__ = ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha', 'layouts', 'track_element',
-           'CausalSelfAttention', 'MultiHeadAttentionWrapperWithProj']
+           'MultiHeadAttentionWrapperWithProj']
 
 # %% ../nbs/07_multihead.ipynb #24b55df9
 def _check_args(d_in, d_out, context_length, dropout):
@@ -66,7 +66,6 @@ class CausalAttention(nn.Module):
 # %% ../nbs/07_multihead.ipynb #e96775d7
 class MultiHeadAttentionWrapper(nn.Module):
     "Upstream's stack of independent `CausalAttention` heads: `[B, T, d_in]` -> `[B, T, d_out * num_heads]`."
-    head_cls = CausalAttention  # the class of each head
     def __init__(self,
                  d_in:int, # width of each input token
                  d_out:int, # width of EACH head (the output is d_out * num_heads wide)
@@ -79,7 +78,7 @@ class MultiHeadAttentionWrapper(nn.Module):
         d_in, d_out, context_length, dropout = _check_args(d_in, d_out, context_length, dropout)
         num_heads = check_int('num_heads', num_heads, 1); check_bool('qkv_bias', qkv_bias)
         self.heads = nn.ModuleList(
-            [self.head_cls(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
     def forward(self, x:Tensor) -> Tensor:
         return torch.cat([head(x) for head in self.heads], dim=-1)  # H x [B, T, d_out] -> [B, T, H*d_out]
@@ -97,8 +96,7 @@ class MultiHeadAttention(nn.Module):
                 ):
         super().__init__()
         d_in, d_out, context_length, dropout = _check_args(d_in, d_out, context_length, dropout)
-        num_heads = check_int('num_heads', num_heads, 1); check_bool('qkv_bias', qkv_bias)
-        if d_out % num_heads: raise ValueError(f"d_out must be divisible by num_heads: d_out={d_out}, num_heads={num_heads}")
+        d_out, num_heads = check_heads(d_out, num_heads, 'd_out', 'num_heads'); check_bool('qkv_bias', qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.num_heads = num_heads
         self.head_dim = d_out // num_heads
@@ -151,9 +149,8 @@ def wrapper_to_mha(wrapper:MultiHeadAttentionWrapper, # independent heads (optio
 # %% ../nbs/07_multihead.ipynb #4c7913c7
 def _check_track_shape(B, T, D, H):
     "Refuse shapes the split cannot handle: ints >= 1 and D divisible by H; return them as `int`s."
-    B, T, D, H = (check_int(name, v, 1) for name, v in (('B', B), ('T', T), ('D', D), ('H', H)))
-    if D % H: raise ValueError(f"D={D} must be divisible by H={H} (each head gets D/H features)")
-    return B, T, D, H
+    B, T = check_int('B', B, 1), check_int('T', T, 1)
+    return (B, T) + check_heads(D, H, 'D', 'H')
 
 
 # %% ../nbs/07_multihead.ipynb #7c1c3a71
@@ -202,12 +199,8 @@ def track_element(e:int, # element id = flat index in the projected [B, T, D] te
     return [(t == e).nonzero()[0].tolist() for t in layouts(B, T, D, H, wrong_merge)]
 
 # %% ../nbs/07_multihead.ipynb #2af4b540
-class CausalSelfAttention(CausalAttention):
-    "Upstream's name for `CausalAttention` in the compressed notebook (same code, same arguments)."
-
 class MultiHeadAttentionWrapperWithProj(MultiHeadAttentionWrapper):
-    "Variant A of upstream's compressed notebook: independent `CausalSelfAttention` heads, concatenated, then `out_proj`."
-    head_cls = CausalSelfAttention
+    "Variant A of upstream's compressed notebook: independent `CausalAttention` heads, concatenated, then `out_proj`."
     def __init__(self,
                  d_in:int, # width of each input token
                  d_out:int, # width of EACH head
