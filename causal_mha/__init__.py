@@ -8,14 +8,15 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 - `weighted` (4.1): the general `attention(q, k, v, mask, scale)`;
 - `selfattn` (4.2): upstream's `SelfAttention_v1`, `SelfAttention_v2`;
 - `scaling` (4.3): the measurements behind the 1/sqrt(d_k) scale;
-- `masks` (4.4): `causal_mask`, `future_mask`, `additive_mask`, `padding_mask`, `check_mask`, `masked_softmax`, ...;
-- `checks` (4.5): `check_causal`, a behavioural test of causality for any module;
+- `masks` (4.4): `causal_mask`, `future_mask`, `additive_mask`, `padding_mask`, `padded_causal_mask`, `check_mask`,
+  `masked_softmax`, ...;
+- `checks` (4.5): `verify_causal`, a behavioural test of causality for any module, and its `CausalityReport`;
 - `dropout` (4.6): dropout on one row of weights, enumerated exactly;
 - `multihead` (4.7): upstream's `CausalAttention`, `MultiHeadAttentionWrapper`, `MultiHeadAttention`;
 - `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
 - `core` (4.8): the fused `Attention` and its `KVCache`;
 - `exercises` (4.9): `attention_param_count`;
-- `variants` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows;
+- `kv_memory` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows;
 - `convert` (drop-in): weight converters `from_*`/`to_*` for upstream, `nn.MultiheadAttention`, nanoGPT, HF GPT-2 and
   Llama/Mistral/Qwen2 attention;
 - `hf` (drop-in): `swap_attention`, which swaps `Attention` into every layer of a HF GPT-2, Llama, Mistral or Qwen2
@@ -24,7 +25,12 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
-(benchmarks), `causal_mha.cli` (console commands) and the test suites.
+(benchmarks), `causal_mha.cli` (console commands) and the test suites. Argument checks other than `check_finite`
+(`check_int`, `check_heads`, ...) are module-private helpers of `ground`: `from causal_mha.ground import check_heads`.
+
+That makes 58 top-level names, each something a user imports: what the chapter builds, the results it returns, and
+the library (`Attention`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`). The
+Exercises page (4.9) asserts the surface.
 """
 __version__ = "0.1.0"
 
@@ -39,7 +45,7 @@ from .multihead import *
 from .text import *
 from .core import *
 from .exercises import *
-from .variants import *
+from .kv_memory import *
 from .convert import *
 from .hf import *
 from .parallel import *
