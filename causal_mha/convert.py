@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import torch
 from torch import Tensor
 from .core import Attention
-from .ground import check_int
+from .ground import check_int, check_heads
 
 # %% auto #0
 __all__ = ['from_upstream', 'to_upstream', 'from_torch_mha', 'to_torch_mha', 'from_nanogpt', 'to_nanogpt', 'from_gpt2', 'to_gpt2',
@@ -59,9 +59,8 @@ def _square(sd:dict, key:str, fmt:str) -> int:
 def _heads(n_heads, D:int, fmt:str, key:str, shape) -> int:
     "`n_heads` as an int that divides the width `D` read from `key`."
     n_heads = check_int('n_heads', n_heads, 1)
-    if D % n_heads:
-        raise ValueError(f"n_heads={n_heads} does not divide the width D={D} of the {fmt} state_dict ({key} {list(shape)})")
-    return n_heads
+    try: return check_heads(D, n_heads, 'D')[1]
+    except ValueError as e: raise ValueError(f"{e}; D is the width of the {fmt} state_dict ({key} {list(shape)})") from None
 
 # %% ../nbs/15_dropin.ipynb #3c84be3d
 def _context(context_length, found:int|None, fmt:str, key:str) -> int:

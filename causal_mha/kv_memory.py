@@ -5,7 +5,7 @@
 # %% ../nbs/14_beyond.ipynb #41bc9fa4
 from __future__ import annotations
 import torch
-from .ground import check_int
+from .ground import check_int, check_heads
 
 # %% auto #0
 __all__ = ['kv_cache_bytes']
@@ -70,9 +70,8 @@ def kv_cache_bytes(*,
         TypeError: `dtype` is not a `torch.dtype`.
     """
     context_length, batch_size = check_int('context_length', context_length, 1), check_int('batch_size', batch_size, 1)
-    d_model, n_heads, n_layers = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1), check_int('n_layers', n_layers, 1)
+    d_model, n_heads = check_heads(d_model, n_heads); n_layers = check_int('n_layers', n_layers, 1)
     n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
-    if d_model % n_heads: raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
     if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
     if window is not None: window = check_int('window', window, 1)
     if sliding_ratio is not None:
