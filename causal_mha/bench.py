@@ -623,7 +623,8 @@ def decode_overhead(contexts=(256, 1024), # cached positions to decode from
         for P in contexts:
             cache = KVCache(); m(x[:, :P], cache=cache)
             kb, vb = (torch.zeros(1, H, n, d, device=device, dtype=dtype) for _ in range(2))  # preallocated
-            kb[:, :, :P], vb[:, :, :P] = cache._k[:, :, :P], cache._v[:, :, :P]
+            _, k0, v0 = (z.view(1, P, H, d).transpose(1, 2) for z in m.qkv(x[:, :P]).split(D, -1))
+            kb[:, :, :P], vb[:, :, :P] = k0, v0                                # the prefix's keys and values
             def bare(t):  # the same operations, nothing else: projection, one kernel call, projection
                 q, k, v = (z.view(1, 1, H, d).transpose(1, 2) for z in m.qkv(x[:, t:t+1]).split(D, -1))
                 kb[:, :, t:t+1], vb[:, :, t:t+1] = k, v
@@ -706,19 +707,20 @@ def machine_info(device='cpu') -> dict:
     return info
 
 # %% ../nbs/11_bench.ipynb #9d21c1ce
+def _proc_cpu(pid:int) -> tuple|None:
+    "(parent pid, CPU seconds used so far: user + system, its reaped children's included) of a process; None if gone."
+    try:
+        with open(f'/proc/{pid}/stat') as f: s = f.read()
+    except OSError: return None                          # ended meanwhile: its time moved to its parent's children
+    f = s[s.rindex(')') + 2:].split()                    # fields 3.. (the command name may hold spaces)
+    return int(f[1]), sum(int(v) for v in f[11:15]) / os.sysconf('SC_CLK_TCK')  # ppid; utime stime cutime cstime
+
 def _others_cpu_seconds():
-    "CPU seconds used so far by every other process (user + system, its reaped children included); None without /proc."
-    me, total = os.getpid(), 0
-    try: pids = [q for q in os.listdir('/proc') if q.isdigit() and int(q) != me]
+    "CPU seconds used so far by every process but this one and its children (its subprocesses are its own work)."
+    me = os.getpid()
+    try: pids = [int(q) for q in os.listdir('/proc') if q.isdigit() and int(q) != me]
     except OSError: return None
-    for q in pids:
-        try:
-            with open(f'/proc/{q}/stat') as f: s = f.read()
-        except OSError: continue                       # ended meanwhile: its time moved to its parent's children
-        f = s[s.rindex(')') + 2:].split()                # fields 3.. (the command name may hold spaces)
-        if int(f[1]) == me: continue                     # a child of this run (its subprocesses): that is our work
-        total += sum(int(v) for v in f[11:15])           # utime, stime, cutime, cstime
-    return total / os.sysconf('SC_CLK_TCK')
+    return sum(r[1] for r in map(_proc_cpu, pids) if r is not None and r[0] != me)
 
 def _cpu_sample():
     "Wall clock, CPU seconds used so far by other processes, and the number of CPUs; None without /proc."

@@ -4,17 +4,331 @@
 
 # %% ../nbs/08_core.ipynb #1c84fd8d
 from __future__ import annotations
-import math, weakref
+import inspect, math, weakref
 from functools import partial
 from numbers import Real
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
-from .ground import check_int, check_bool, check_dropout, check_finite, shape_of, merge_heads
+from fastcore.docments import docments
+from .ground import check_int, check_bool, check_dropout, check_finite, check_heads, shape_of, merge_heads
 from .weighted import attention
 
 # %% auto #0
-__all__ = ['KVCache', 'Attention']
+__all__ = ['Attention', 'KVCache']
+
+# %% ../nbs/08_core.ipynb #b0a33c6c
+def _document(obj, fn=None):
+    "Insert an `Args:` section built from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring."
+    fn = fn or obj
+    try: docs = docments(fn)
+    except (OSError, TypeError): return obj  # no source to read the comments from: the docstring stays as written
+    sig = inspect.signature(fn).parameters
+    rows = [f"    {n}: {d}" + ("" if sig[n].default is inspect.Parameter.empty else f" (default {sig[n].default!r})")
+            for n, d in docs.items() if n in sig and n != 'self' and d]
+    doc = inspect.cleandoc(obj.__doc__ or '')
+    at = min([doc.find(h) for h in ('\nAttributes:', '\nReturns:', '\nRaises:') if h in doc] or [len(doc)])
+    obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
+    return obj
+
+# %% ../nbs/08_core.ipynb #dd529650
+class Attention(nn.Module):
+    """Causal multi-head self-attention `[B, T, D] -> [B, T, D]`, with an optional `KVCache`.
+
+    The chapter's module (section 4.8): one fused `qkv` projection, `n_heads` heads of width `D // n_heads`, a causal
+    mask, dropout on the weights while training, and `out_proj`. Beyond the chapter it takes grouped key/value heads
+    (`n_kv_heads`), a sliding window (`window`), rotary positions (`rope_theta`) and padded batches
+    (`attention_mask`). It builds no `[context_length, context_length]` buffer: masks are made per call, only as large
+    as the call needs, and none on the fast path of a fresh block or of one decoded token.
+
+    Attributes:
+        scan_inputs: when True, `forward` refuses NaN/inf in `x` (one scan of `x`; on a GPU a host sync per call).
+            Default False.
+
+    Raises:
+        ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads`, `n_kv_heads`
+            does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta` is not a positive number or the head
+            width is odd with rotary embeddings.
+        TypeError: `qkv_bias` or `out_bias` is not a bool, or `dtype` is not a floating dtype.
+    """
+    scan_inputs = False
+
+    def __init__(self,
+                 d_model:int, # D, width of the input and the output
+                 n_heads:int, # H, query heads; each has width d = D // H
+                 context_length:int, # most positions one sequence may hold (cached plus new)
+                 dropout:float=0.0, # probability of dropping an attention weight while training, in [0, 1)
+                 *,
+                 n_kv_heads:int|None=None, # key/value heads, dividing H (None: H; 1 = multi-query); query head h reads kv head h // (H // n_kv_heads)
+                 window:int|None=None, # each query sees itself and the window-1 positions before it (None: all)
+                 rope_theta:float|None=None, # base of rotary embeddings on queries and keys, HF Llama's rotate_half (None: none)
+                 qkv_bias:bool=False, # bias in the fused query/key/value projection
+                 out_bias:bool=True, # bias in the output projection
+                 device:torch.device|str|None=None, # device of the parameters (as torch's own modules)
+                 dtype:torch.dtype|None=None, # floating dtype of the parameters (as torch's own modules)
+                ):
+        super().__init__()
+        d_model, n_heads = check_heads(d_model, n_heads)
+        context_length = check_int('context_length', context_length, 1)
+        n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
+        if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
+        if window is not None: window = check_int('window', window, 1)
+        head_dim = d_model // n_heads
+        if rope_theta is not None:
+            if isinstance(rope_theta, bool) or not isinstance(rope_theta, Real) or not 0 < rope_theta < math.inf:
+                raise ValueError(f"rope_theta must be a positive number or None, got {rope_theta!r}")
+            if head_dim % 2: raise ValueError(f"rotary embeddings rotate pairs of features: head_dim={head_dim} "
+                                              f"(d_model={d_model} // n_heads={n_heads}) must be even")
+            rope_theta = float(rope_theta)
+        check_bool('qkv_bias', qkv_bias); check_bool('out_bias', out_bias)
+        if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+            raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
+        self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = d_model, n_heads, n_kv_heads, head_dim
+        self.context_length, self.dropout = context_length, check_dropout(dropout)
+        self.window, self.rope_theta = window, rope_theta
+        kw = dict(device=device, dtype=dtype)
+        self.qkv = nn.Linear(d_model, (n_heads + 2 * n_kv_heads) * head_dim, bias=qkv_bias, **kw)  # q | k | v rows
+        self.out_proj = nn.Linear(d_model, d_model, bias=out_bias, **kw)                          # mixes the heads
+
+    def extra_repr(self):
+        s = f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim={self.head_dim}, context_length={self.context_length}"
+        if self.n_kv_heads != self.n_heads: s += f", n_kv_heads={self.n_kv_heads}"
+        if self.window is not None: s += f", window={self.window}"
+        if self.rope_theta is not None: s += f", rope_theta={self.rope_theta:g}"
+        return s + f", dropout={self.dropout}"
+    def _check_input(self, x, cache, attention_mask, need_weights, explicit):
+        "Refuse bad input to `forward`, naming the argument, its value and what was expected."
+        check_bool('need_weights', need_weights); check_bool('explicit', explicit)
+        if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
+        if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
+        B, T, D = x.shape
+        if D != self.d_model: raise ValueError(f"x has last dim {D} but d_model={self.d_model} (x shape {list(x.shape)})")
+        if T < 1: raise ValueError(f"x must hold at least one position, got shape {list(x.shape)}")
+        w = self.qkv.weight
+        if x.device != w.device: raise ValueError(f"x is on {x.device} but the module's weights are on {w.device}")
+        try: autocast = torch.is_autocast_enabled(x.device.type)
+        except RuntimeError: autocast = False  # a device type autocast does not know ('meta')
+        if x.dtype != w.dtype and not autocast:
+            raise TypeError(f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
+                            f"convert one of them, e.g. x.to({w.dtype})")
+        if cache is not None and not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+        P = 0 if cache is None else cache.n_seen
+        if P + T > self.context_length:
+            raise ValueError(f"sequence of {T} new positions after {P} cached exceeds context_length={self.context_length}"
+                             if P else f"sequence of {T} positions exceeds context_length={self.context_length}")
+        if cache is not None:  # under autocast the keys take autocast's dtype, not x's: `update` checks the real ones
+            kv_dtype = cache.dtype if autocast and cache.dtype is not None else x.dtype
+            cache._check(B, self.n_kv_heads, self.head_dim, kv_dtype, x.device, what='the new keys/values have')
+            if cache.owner is not None and cache.owner is not self:
+                raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); "
+                                 f"use one KVCache per attention layer, or call cache.reset()")
+        valid = None
+        if attention_mask is not None:
+            m = attention_mask
+            if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
+                raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
+                                f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
+            if tuple(m.shape) != (B, T):
+                raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
+                                 f"got {list(m.shape)}")
+            if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
+            checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks: data-dependent branches, need data
+            if m.dtype != torch.bool:
+                if checking and not ((m == 0) | (m == 1)).all():
+                    raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
+                                     f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
+                m = m.bool()
+            if checking and cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
+                raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
+                                 f"every sequence needs at least one")
+            valid = m
+        if self.scan_inputs: check_finite(x)
+        return valid
+
+    @staticmethod
+    def rope_angles(pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
+                    head_dim:int, # d, even
+                    theta:float, # the base: pair i turns by pos * theta^(-2i/d)
+                    dtype:torch.dtype, # dtype of the queries/keys to rotate
+                   ) -> tuple: # (cos, sin), each [T, d] or [B, 1, T, d]
+        "The cosines and sines of rotary position embeddings, HF Llama's convention, angles in float32."
+        inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64, device=pos.device).float() / head_dim))
+        ang = pos.clamp(min=0).float()[..., None] * inv_freq                # [..., T, d/2], float32 like HF
+        emb = torch.cat((ang, ang), -1)                                      # [..., T, d]: pair i is (i, i + d/2)
+        cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
+        return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)  # [B, 1, T, d]: broadcast over heads
+
+    @staticmethod
+    def rotate(x:Tensor, # [B, H, T, d] queries or keys
+               cos:Tensor, sin:Tensor, # from `rope_angles`
+              ) -> Tensor: # [B, H, T, d] rotated
+        "Turn each pair of features (i, i + d/2) of `x` by its angle: HF Llama's `rotate_half` form."
+        x1, x2 = x.chunk(2, -1)
+        return x * cos + torch.cat((-x2, x1), -1) * sin
+
+    @staticmethod
+    def rope(x:Tensor, # [B, H, T, d] queries or keys, d even
+             pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
+             theta:float, # the base: pair i turns by pos * theta^(-2i/d)
+            ) -> Tensor: # [B, H, T, d] rotated
+        "Rotary position embedding of `x` at positions `pos` (`rope_angles` then `rotate`)."
+        return Attention.rotate(x, *Attention.rope_angles(pos, x.shape[-1], theta, x.dtype))
+
+    @staticmethod
+    def mask(q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
+             k_pos:Tensor, # [K] or [B, K] positions of the keys, -1 = pad or free slot
+             window:int|None=None, # a query sees keys at most window-1 positions back
+            ) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
+        "Which key each query may see: a real key not after it (and within the window); a pad query sees every key."
+        qp, kp = q_pos[..., :, None], k_pos[..., None, :]
+        allowed = (kp >= 0) & (kp <= qp)
+        if window is not None: allowed &= kp > qp - window
+        return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
+
+    block_size = 1024  # queries per block on the blocked route (with a window: a quarter of it, at least 64)
+
+    def attend(self,
+               q:Tensor, # [B, H, T, d] queries of the new positions
+               k:Tensor, # [B, Hkv, K, d] keys to attend over; the last T slots are the new block's
+               v:Tensor, # [B, Hkv, K, d] their values
+               q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
+               k_pos:Tensor, # [K] or [B, K] positions of the key slots, -1 = pad or free slot
+               contiguous:bool, # no padding, every slot held, and (T > 1) slot i holds position q_pos[0] - (K - T) + i
+               explicit:bool=False, # the step-by-step path, which also returns the weights
+              ) -> tuple: # (ctx [B, H, T, d], weights [B, H, T, K] or None)
+        """Each query's weighted average of the values `Attention.mask` lets it see, by the cheapest exact kernel call.
+
+        Who sees whom is `Attention.mask(q_pos, k_pos, self.window)`, always; this function only picks how to compute
+        it. The first route whose conditions hold:
+
+        1. **explicit** (`explicit=True`): section 4.1's `attention(q, k, v, mask)`, scores and softmax written out,
+           with the full `[T, K]` mask; returns the weights. The reference every other route is tested against.
+        2. **no mask**: `T == 1` and `contiguous`: one new token per sequence, no padding; every key it is given is
+           visible (with a window the cache holds at most `window - 1` earlier positions). One
+           `scaled_dot_product_attention` call without a mask: the decode step.
+        3. **causal**: `contiguous`, no key before the block (`K == T`) and no window narrower than the block:
+           `scaled_dot_product_attention(is_causal=True)`, no mask tensor.
+        4. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
+           The queries go in blocks of `S` positions (`block_size`; with a window, a quarter of it, at least 64),
+           each block against only the key
+           slots it can see, with a `[S, K_b]` mask from `Attention.mask`: `K_b <= S + window - 1` with a window, so
+           the cost is `O(T·W)`, and never a `[B, 1, T, K]` mask. The slots a block can see are known on the host
+           except with padding *and* a window, where one host synchronisation per call reads where each block's
+           window starts.
+
+        Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
+        """
+        B, H, T, d = q.shape
+        Hkv, K, W = k.shape[1], k.shape[2], self.window
+        p = self.dropout if self.training else 0.0
+        if explicit:                                                          # 1. written out (section 4.1)
+            allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
+            if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
+            qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
+            ctx, w = attention(qg, kg, vg, allowed, return_weights=True)      # [B, Hkv, G, T, d], [.., T, K]
+            if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
+            return ctx.flatten(1, 2), w.flatten(1, 2)
+        sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)
+        if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
+        if contiguous and K == T and (W is None or T <= W):                   # 3. causal
+            return sdpa(q, k, v, is_causal=T > 1), None
+        S = self.block_size if W is None else max(64, min(self.block_size, W // 4))  # 4. blocked
+        starts = range(0, T, S)
+        if W is None: los = [0] * len(starts)
+        elif contiguous: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
+        elif T == 1: los = [0]
+        else: los = self._window_starts(q_pos, k_pos, S)
+        out = []
+        for t0, lo in zip(starts, los):
+            lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)              # from its window's start to its last query                                       # keys after the block's last query: none
+            m = self.mask(q_pos[..., t0:t0 + S], k_pos[..., lo:hi], W)       # [S, K_b] or [B, S, K_b]
+            out.append(sdpa(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m))
+        return (out[0] if len(out) == 1 else torch.cat(out, 2)), None
+
+    def _window_starts(self, q_pos, k_pos, S):
+        "With padding and a window: per block of `S` queries, the first key slot any of its real queries can see."
+        (B, T), W, big = q_pos.shape, self.window, 2 ** 62                   # big: later than any position
+        q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)), 1)  # pads: no bound
+        first = q.unflatten(1, (-1, S)).amin(-1)                              # [B, n_blocks] first real query
+        slots = torch.searchsorted(k_pos.cummax(-1).values, first - W + 1)   # real key positions never decrease
+        if slots.is_meta: raise ValueError("padding with a window needs the positions' values to find each block's "
+                                           "keys, and tensors on the meta device hold none: run on a real device")
+        return slots.amin(0).tolist()                                        # one host sync
+
+    def forward(self,
+                x:Tensor, # [B, T, D] the new positions
+                cache:KVCache|None=None, # keys/values of earlier positions; gets this block's when the call completes (a call that raises leaves it as it was)
+                *,
+                attention_mask:Tensor|None=None, # [B, T] bool or 0/1 for the new positions, True/1 = real token; left, right or mixed padding; a pad's output is 0
+                need_weights:bool=False, # also return the weights [B, H, T, K] (computed on the explicit path)
+                explicit:bool=False, # section 4.1's written-out attention instead of the fused kernel (the same result to rounding)
+               ): # out [B, T, D], or (out, weights [B, H, T, K]) with need_weights
+        """Causal self-attention over the cached positions and the new block `x`; outputs for the new positions.
+
+        Returns:
+            `out [B, T, D]`; with `need_weights`, `(out, weights)` where `weights` is `[B, H, T, K]`: every query head
+            over the K key slots it attended, oldest first: the positions the cache held before this call (with a
+            window, only those still visible, about `window - 1`) and then the T new ones. Entries outside the causal
+            band, the window or on padding are 0; the rows of pad queries are 0.
+
+        Raises:
+            TypeError: `x` is not a tensor or has another dtype than the weights (outside autocast); `cache` is not a
+                KVCache; `attention_mask` is not a bool/integer tensor; a flag is not a bool.
+            ValueError: `x` is not `[B, T, d_model]` with T >= 1, or is on another device; the cached plus new
+                positions exceed `context_length`; the cache holds another batch, width, dtype or device, or was
+                filled by another module; `attention_mask` is not `[B, T]` on x's device, holds values other than
+                0/1, or leaves a sequence with no real token; with `scan_inputs`, `x` holds NaN/inf.
+        """
+        valid = self._check_input(x, cache, attention_mask, need_weights, explicit)  # [B, T] bool, or None
+        pos = self.positions(x, cache, valid)                                 # [T], or [B, T] with padding; -1 at pads
+        q, k, v = self.project(x, valid)                                      # [B, H, T, d], 2 x [B, Hkv, T, d]
+        if self.rope_theta is not None: q, k = self.rope_qk(q, k, pos)        # rotated by position, angles once
+        k, v, k_pos, contiguous = self.store(k, v, pos, cache, explicit or need_weights)  # + the cached positions
+        ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)   # [B, H, T, d]
+        out = self.out_proj(merge_heads(ctx))                                 # [B, T, D]: mixes the heads
+        if cache is not None: cache.commit()                                  # only a completed call is kept
+        if valid is not None: out, w = self.zero_pads(out, w, valid)
+        return (out, w) if need_weights else out
+
+    def positions(self, x, cache, valid):
+        "Each new token's position among its sequence's real tokens ([T] without padding, else [B, T]; -1 at pads)."
+        B, T, seen = x.shape[0], x.shape[1], (0 if cache is None else cache.n_seen)
+        if valid is None and (cache is None or not cache.padded):
+            return torch.arange(seen, seen + T, device=x.device)                                  # [T]
+        start = cache._n_real if cache is not None and cache.padded else torch.full((B,), seen, device=x.device)
+        if valid is None: return start[:, None] + torch.arange(T, device=x.device)               # [B, T]
+        return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)                   # [B, T]
+
+    def project(self, x, valid):
+        "Queries, keys and values by heads from the fused projection; a pad's query, key and value are 0 (inert)."
+        H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
+        heads = self.qkv(x).unflatten(-1, (H + 2 * Hkv, d)).transpose(1, 2)   # [B, H + 2 Hkv, T, d]: views, no copy
+        q, k, v = heads.split((H, Hkv, Hkv), 1)                               # [B, H, T, d], 2 x [B, Hkv, T, d]
+        if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
+        return q, k, v
+
+    def rope_qk(self, q, k, pos):
+        "Queries and keys rotated by their positions; the angles are computed once for both."
+        cos, sin = self.rope_angles(pos, self.head_dim, self.rope_theta, q.dtype)
+        return self.rotate(q, cos, sin), self.rotate(k, cos, sin)
+
+    def store(self, k, v, pos, cache, ordered):
+        "Keys/values to attend over: the new ones, after the cached ones when there is a cache (staged until commit)."
+        if cache is None: return k, v, pos, pos.ndim == 1
+        padded = pos.ndim == 2
+        k, v, k_pos, complete = cache.update(k, v, pos, window=self.window, max_length=self.context_length,
+                                             ordered=ordered or pos.shape[-1] > 1, commit=False)
+        cache.owner = self
+        return k, v, k_pos, complete and not padded
+
+    @staticmethod
+    def zero_pads(out, w, valid):
+        "Outputs (and weights) of pad positions set to 0."
+        out = out.masked_fill(~valid[..., None], 0)
+        return out, (None if w is None else w.masked_fill(~valid[:, None, :, None], 0))
+
+_document(Attention, Attention.__init__); _document(Attention.forward)
 
 # %% ../nbs/08_core.ipynb #57ecc064
 class KVCache:
@@ -32,13 +346,6 @@ class KVCache:
 
     A write is staged until `commit()`: `Attention.forward` commits at its very end, so a call that raises (out of
     memory, an exception in a hook) leaves the cache as it was, and the next call stores its positions once.
-
-    Args:
-        differentiable: `False` (default): write in place, whether or not autograd is on. A gradient then reaches the
-            current block's keys/values only; if the cache holds positions written with autograd on, `backward`
-            through a later block is refused with an error, never silently wrong.
-            `True`: every call builds new key/value tensors (a copy of the past per call), so gradients flow
-            through every cached position: prefill + steps give the gradients of one full pass.
 
     Host synchronisations: none per call, except with padding *and* a window, where working out which slots later
     queries can still see reads one number from the device.
@@ -62,7 +369,9 @@ class KVCache:
             g = grad[:, :, lo:lo + n] if lo + n <= K else torch.cat((grad[:, :, lo:], grad[:, :, :lo + n - K]), 2)
             return g, None, None, None
 
-    def __init__(self, *, differentiable:bool=False):
+    def __init__(self, *,
+                 differentiable:bool=False, # False: write in place (a gradient reaches the current block only; backward through positions cached with autograd on is refused). True: new tensors every call, gradients through every cached position
+                ):
         check_bool('differentiable', differentiable)
         self.differentiable = differentiable
         self.reset()
@@ -268,327 +577,4 @@ class KVCache:
         target = max(S, min(max(window, S + 1), max_length or window + S))  # a ring of about `window` slots
         if C != target: self._realloc(target, self._k)
 
-# %% ../nbs/08_core.ipynb #dd529650
-class Attention(nn.Module):
-    """Causal multi-head self-attention `[B, T, D] -> [B, T, D]`, with an optional `KVCache`.
-
-    The chapter's module (section 4.8): one fused `qkv` projection, `n_heads` heads of width `D // n_heads`, a causal
-    mask, dropout on the weights while training, and `out_proj`. Beyond the chapter it takes grouped key/value heads
-    (`n_kv_heads`), a sliding window (`window`), rotary positions (`rope_theta`) and padded batches
-    (`attention_mask`). It builds no `[context_length, context_length]` buffer: masks are made per call, only as large
-    as the call needs, and none on the fast path of a fresh block or of one decoded token.
-
-    Args:
-        d_model: D, width of the input and the output.
-        n_heads: H, query heads; each has width d = D // H.
-        context_length: most positions one sequence may hold (cached plus new).
-        dropout: probability of dropping an attention weight while training, in [0, 1). Default 0.0.
-        n_kv_heads: key/value heads, dividing `n_heads` (default `n_heads`; 1 is multi-query attention). Query head h
-            reads key/value head `h // (n_heads // n_kv_heads)`.
-        window: each query sees itself and the `window - 1` real positions before it (default None: all earlier ones).
-        rope_theta: base of rotary position embeddings on queries and keys (HF Llama's `rotate_half` convention;
-            needs an even head width). Default None: no rotary embeddings.
-        qkv_bias: add a bias to the fused query/key/value projection (`qkv.bias`). Default False.
-        out_bias: add a bias to the output projection (`out_proj.bias`). Default True.
-        device, dtype: where and in which floating dtype to create the parameters (as torch's own modules).
-
-    Attributes:
-        scan_inputs: when True, `forward` refuses NaN/inf in `x` (one scan of `x`; on a GPU a host sync per call).
-            Default False.
-
-    Raises:
-        ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads`, `n_kv_heads`
-            does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta` is not a positive number or the head
-            width is odd with rotary embeddings.
-        TypeError: `qkv_bias` or `out_bias` is not a bool, or `dtype` is not a floating dtype.
-    """
-    scan_inputs = False
-
-    def __init__(self,
-                 d_model:int, # D, width of the input and the output
-                 n_heads:int, # H, query heads; each has width d = D // H
-                 context_length:int, # most positions one sequence may hold (cached plus new)
-                 dropout:float=0.0, # probability of dropping an attention weight while training, in [0, 1)
-                 *,
-                 n_kv_heads:int|None=None, # key/value heads, dividing H (default H; 1 = multi-query)
-                 window:int|None=None, # each query sees itself and the window-1 positions before it (None: all)
-                 rope_theta:float|None=None, # base of rotary embeddings on queries and keys (None: none)
-                 qkv_bias:bool=False, # bias in the fused query/key/value projection
-                 out_bias:bool=True, # bias in the output projection
-                 device=None, # device of the parameters
-                 dtype=None, # floating dtype of the parameters
-                ):
-        super().__init__()
-        d_model, n_heads = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
-        context_length = check_int('context_length', context_length, 1)
-        n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
-        if d_model % n_heads: raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
-        if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
-        if window is not None: window = check_int('window', window, 1)
-        head_dim = d_model // n_heads
-        if rope_theta is not None:
-            if isinstance(rope_theta, bool) or not isinstance(rope_theta, Real) or not 0 < rope_theta < math.inf:
-                raise ValueError(f"rope_theta must be a positive number or None, got {rope_theta!r}")
-            if head_dim % 2: raise ValueError(f"rotary embeddings rotate pairs of features: head_dim={head_dim} "
-                                              f"(d_model={d_model} // n_heads={n_heads}) must be even")
-            rope_theta = float(rope_theta)
-        check_bool('qkv_bias', qkv_bias); check_bool('out_bias', out_bias)
-        if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
-            raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
-        self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = d_model, n_heads, n_kv_heads, head_dim
-        self.context_length, self.dropout = context_length, check_dropout(dropout)
-        self.window, self.rope_theta = window, rope_theta
-        kw = dict(device=device, dtype=dtype)
-        self.qkv = nn.Linear(d_model, (n_heads + 2 * n_kv_heads) * head_dim, bias=qkv_bias, **kw)  # q | k | v rows
-        self.out_proj = nn.Linear(d_model, d_model, bias=out_bias, **kw)                          # mixes the heads
-
-    def extra_repr(self):
-        s = f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim={self.head_dim}, context_length={self.context_length}"
-        if self.n_kv_heads != self.n_heads: s += f", n_kv_heads={self.n_kv_heads}"
-        if self.window is not None: s += f", window={self.window}"
-        if self.rope_theta is not None: s += f", rope_theta={self.rope_theta:g}"
-        return s + f", dropout={self.dropout}"
-    def _check_input(self, x, cache, attention_mask, need_weights, explicit):
-        "Refuse bad input to `forward`, naming the argument, its value and what was expected."
-        check_bool('need_weights', need_weights); check_bool('explicit', explicit)
-        if not isinstance(x, Tensor): raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
-        if x.ndim != 3: raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
-        B, T, D = x.shape
-        if D != self.d_model: raise ValueError(f"x has last dim {D} but d_model={self.d_model} (x shape {list(x.shape)})")
-        if T < 1: raise ValueError(f"x must hold at least one position, got shape {list(x.shape)}")
-        w = self.qkv.weight
-        if x.device != w.device: raise ValueError(f"x is on {x.device} but the module's weights are on {w.device}")
-        try: autocast = torch.is_autocast_enabled(x.device.type)
-        except RuntimeError: autocast = False  # a device type autocast does not know ('meta')
-        if x.dtype != w.dtype and not autocast:
-            raise TypeError(f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
-                            f"convert one of them, e.g. x.to({w.dtype})")
-        if cache is not None and not isinstance(cache, KVCache):
-            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
-        P = 0 if cache is None else cache.n_seen
-        if P + T > self.context_length:
-            raise ValueError(f"sequence of {T} new positions after {P} cached exceeds context_length={self.context_length}"
-                             if P else f"sequence of {T} positions exceeds context_length={self.context_length}")
-        if cache is not None:  # under autocast the keys take autocast's dtype, not x's: `update` checks the real ones
-            kv_dtype = cache.dtype if autocast and cache.dtype is not None else x.dtype
-            cache._check(B, self.n_kv_heads, self.head_dim, kv_dtype, x.device, what='the new keys/values have')
-            if cache.owner is not None and cache.owner is not self:
-                raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); "
-                                 f"use one KVCache per attention layer, or call cache.reset()")
-        valid = None
-        if attention_mask is not None:
-            m = attention_mask
-            if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
-                raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
-                                f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
-            if tuple(m.shape) != (B, T):
-                raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
-                                 f"got {list(m.shape)}")
-            if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
-            checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks: data-dependent branches, need data
-            if m.dtype != torch.bool:
-                if checking and not ((m == 0) | (m == 1)).all():
-                    raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
-                                     f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
-                m = m.bool()
-            if checking and cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
-                raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
-                                 f"every sequence needs at least one")
-            valid = m
-        if self.scan_inputs: check_finite(x)
-        return valid
-
-    @staticmethod
-    def rope_angles(pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
-                    head_dim:int, # d, even
-                    theta:float, # the base: pair i turns by pos * theta^(-2i/d)
-                    dtype:torch.dtype, # dtype of the queries/keys to rotate
-                   ) -> tuple: # (cos, sin), each [T, d] or [B, 1, T, d]
-        "The cosines and sines of rotary position embeddings, HF Llama's convention, angles in float32."
-        inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64, device=pos.device).float() / head_dim))
-        ang = pos.clamp(min=0).float()[..., None] * inv_freq                # [..., T, d/2], float32 like HF
-        emb = torch.cat((ang, ang), -1)                                      # [..., T, d]: pair i is (i, i + d/2)
-        cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
-        return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)  # [B, 1, T, d]: broadcast over heads
-
-    @staticmethod
-    def rotate(x:Tensor, # [B, H, T, d] queries or keys
-               cos:Tensor, sin:Tensor, # from `rope_angles`
-              ) -> Tensor: # [B, H, T, d] rotated
-        "Turn each pair of features (i, i + d/2) of `x` by its angle: HF Llama's `rotate_half` form."
-        x1, x2 = x.chunk(2, -1)
-        return x * cos + torch.cat((-x2, x1), -1) * sin
-
-    @staticmethod
-    def rope(x:Tensor, # [B, H, T, d] queries or keys, d even
-             pos:Tensor, # [T] or [B, T] int positions (negative ones are treated as 0)
-             theta:float, # the base: pair i turns by pos * theta^(-2i/d)
-            ) -> Tensor: # [B, H, T, d] rotated
-        "Rotary position embedding of `x` at positions `pos` (`rope_angles` then `rotate`)."
-        return Attention.rotate(x, *Attention.rope_angles(pos, x.shape[-1], theta, x.dtype))
-
-    @staticmethod
-    def mask(q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
-             k_pos:Tensor, # [K] or [B, K] positions of the keys, -1 = pad or free slot
-             window:int|None=None, # a query sees keys at most window-1 positions back
-            ) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
-        "Which key each query may see: a real key not after it (and within the window); a pad query sees every key."
-        qp, kp = q_pos[..., :, None], k_pos[..., None, :]
-        allowed = (kp >= 0) & (kp <= qp)
-        if window is not None: allowed &= kp > qp - window
-        return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
-
-    block_size = 1024  # queries per block on the blocked route (with a window: a quarter of it, at least 64)
-
-    def attend(self,
-               q:Tensor, # [B, H, T, d] queries of the new positions
-               k:Tensor, # [B, Hkv, K, d] keys to attend over; the last T slots are the new block's
-               v:Tensor, # [B, Hkv, K, d] their values
-               q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
-               k_pos:Tensor, # [K] or [B, K] positions of the key slots, -1 = pad or free slot
-               contiguous:bool, # no padding, every slot held, and (T > 1) slot i holds position q_pos[0] - (K - T) + i
-               explicit:bool=False, # the step-by-step path, which also returns the weights
-              ) -> tuple: # (ctx [B, H, T, d], weights [B, H, T, K] or None)
-        """Each query's weighted average of the values `Attention.mask` lets it see, by the cheapest exact kernel call.
-
-        Who sees whom is `Attention.mask(q_pos, k_pos, self.window)`, always; this function only picks how to compute
-        it. The first route whose conditions hold:
-
-        1. **explicit** (`explicit=True`): section 4.1's `attention(q, k, v, mask)`, scores and softmax written out,
-           with the full `[T, K]` mask; returns the weights. The reference every other route is tested against.
-        2. **no mask**: `T == 1` and `contiguous`: one new token per sequence, no padding; every key it is given is
-           visible (with a window the cache holds at most `window - 1` earlier positions). One
-           `scaled_dot_product_attention` call without a mask: the decode step.
-        3. **causal**: `contiguous`, no key before the block (`K == T`) and no window narrower than the block:
-           `scaled_dot_product_attention(is_causal=True)`, no mask tensor.
-        4. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
-           The queries go in blocks of `S` positions (`block_size`; with a window, a quarter of it, at least 64),
-           each block against only the key
-           slots it can see, with a `[S, K_b]` mask from `Attention.mask`: `K_b <= S + window - 1` with a window, so
-           the cost is `O(T·W)`, and never a `[B, 1, T, K]` mask. The slots a block can see are known on the host
-           except with padding *and* a window, where one host synchronisation per call reads where each block's
-           window starts.
-
-        Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
-        """
-        B, H, T, d = q.shape
-        Hkv, K, W = k.shape[1], k.shape[2], self.window
-        p = self.dropout if self.training else 0.0
-        if explicit:                                                          # 1. written out (section 4.1)
-            allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
-            if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
-            qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
-            ctx, w = attention(qg, kg, vg, allowed, return_weights=True)      # [B, Hkv, G, T, d], [.., T, K]
-            if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
-            return ctx.flatten(1, 2), w.flatten(1, 2)
-        sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)
-        if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
-        if contiguous and K == T and (W is None or T <= W):                   # 3. causal
-            return sdpa(q, k, v, is_causal=T > 1), None
-        S = self.block_size if W is None else max(64, min(self.block_size, W // 4))  # 4. blocked
-        starts = range(0, T, S)
-        if W is None: los = [0] * len(starts)
-        elif contiguous: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
-        elif T == 1: los = [0]
-        else: los = self._window_starts(q_pos, k_pos, S)
-        out = []
-        for t0, lo in zip(starts, los):
-            lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)              # from its window's start to its last query                                       # keys after the block's last query: none
-            m = self.mask(q_pos[..., t0:t0 + S], k_pos[..., lo:hi], W)       # [S, K_b] or [B, S, K_b]
-            out.append(sdpa(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m))
-        return (out[0] if len(out) == 1 else torch.cat(out, 2)), None
-
-    def _window_starts(self, q_pos, k_pos, S):
-        "With padding and a window: per block of `S` queries, the first key slot any of its real queries can see."
-        (B, T), W, big = q_pos.shape, self.window, 2 ** 62                   # big: later than any position
-        q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)), 1)  # pads: no bound
-        first = q.unflatten(1, (-1, S)).amin(-1)                              # [B, n_blocks] first real query
-        slots = torch.searchsorted(k_pos.cummax(-1).values, first - W + 1)   # real key positions never decrease
-        if slots.is_meta: raise ValueError("padding with a window needs the positions' values to find each block's "
-                                           "keys, and tensors on the meta device hold none: run on a real device")
-        return slots.amin(0).tolist()                                        # one host sync
-
-    def forward(self,
-                x:Tensor, # [B, T, D] the new positions
-                cache:KVCache|None=None, # keys/values of earlier positions; updated in place with this block's
-                *,
-                attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real token, False/0 = padding
-                need_weights:bool=False, # also return the attention weights (uses the explicit path)
-                explicit:bool=False, # use the chapter's explicit path instead of the fused kernel
-               ): # out [B, T, D], or (out, weights [B, H, T, K]) with need_weights
-        """Causal self-attention over the cached positions and the new block `x`; outputs for the new positions.
-
-        Args:
-            x: `[B, T, D]` the new positions.
-            cache: a `KVCache` holding the keys/values of earlier positions of these sequences (or None). It is
-                updated in place with this block's keys/values when the call completes; a call that raises leaves it
-                as it was.
-            attention_mask: `[B, T]` bool or 0/1 for the new positions only, True/1 = a real token (the convention
-                tokenizers return). Left, right or mixed padding. No pad position influences a real one; each real
-                position's output equals running its sequence alone without padding. A pad position's output is 0.
-            need_weights: also return the attention weights (computed on the explicit path).
-            explicit: compute scores, mask, softmax and `weights @ V` step by step (section 4.1's `attention`)
-                instead of calling PyTorch's fused `scaled_dot_product_attention`. Both give the same result to
-                rounding. See `Attention.attend` for the routes.
-
-        Returns:
-            `out [B, T, D]`; with `need_weights`, `(out, weights)` where `weights` is `[B, H, T, K]`: every query head
-            over the K key slots it attended, oldest first: the positions the cache held before this call (with a
-            window, only those still visible, about `window - 1`) and then the T new ones. Entries outside the causal
-            band, the window or on padding are 0; the rows of pad queries are 0.
-
-        Raises:
-            TypeError: `x` is not a tensor or has another dtype than the weights (outside autocast); `cache` is not a
-                KVCache; `attention_mask` is not a bool/integer tensor; a flag is not a bool.
-            ValueError: `x` is not `[B, T, d_model]` with T >= 1, or is on another device; the cached plus new
-                positions exceed `context_length`; the cache holds another batch, width, dtype or device, or was
-                filled by another module; `attention_mask` is not `[B, T]` on x's device, holds values other than
-                0/1, or leaves a sequence with no real token; with `scan_inputs`, `x` holds NaN/inf.
-        """
-        valid = self._check_input(x, cache, attention_mask, need_weights, explicit)  # [B, T] bool, or None
-        pos = self.positions(x, cache, valid)                                 # [T], or [B, T] with padding; -1 at pads
-        q, k, v = self.project(x, valid)                                      # [B, H, T, d], 2 x [B, Hkv, T, d]
-        if self.rope_theta is not None: q, k = self.rope_qk(q, k, pos)        # rotated by position, angles once
-        k, v, k_pos, contiguous = self.store(k, v, pos, cache, explicit or need_weights)  # + the cached positions
-        ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)   # [B, H, T, d]
-        out = self.out_proj(merge_heads(ctx))                                 # [B, T, D]: mixes the heads
-        if cache is not None: cache.commit()                                  # only a completed call is kept
-        if valid is not None: out, w = self.zero_pads(out, w, valid)
-        return (out, w) if need_weights else out
-
-    def positions(self, x, cache, valid):
-        "Each new token's position among its sequence's real tokens ([T] without padding, else [B, T]; -1 at pads)."
-        B, T, seen = x.shape[0], x.shape[1], (0 if cache is None else cache.n_seen)
-        if valid is None and (cache is None or not cache.padded):
-            return torch.arange(seen, seen + T, device=x.device)                                  # [T]
-        start = cache._n_real if cache is not None and cache.padded else torch.full((B,), seen, device=x.device)
-        if valid is None: return start[:, None] + torch.arange(T, device=x.device)               # [B, T]
-        return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)                   # [B, T]
-
-    def project(self, x, valid):
-        "Queries, keys and values by heads from the fused projection; a pad's query, key and value are 0 (inert)."
-        H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
-        heads = self.qkv(x).unflatten(-1, (H + 2 * Hkv, d)).transpose(1, 2)   # [B, H + 2 Hkv, T, d]: views, no copy
-        q, k, v = heads.split((H, Hkv, Hkv), 1)                               # [B, H, T, d], 2 x [B, Hkv, T, d]
-        if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
-        return q, k, v
-
-    def rope_qk(self, q, k, pos):
-        "Queries and keys rotated by their positions; the angles are computed once for both."
-        cos, sin = self.rope_angles(pos, self.head_dim, self.rope_theta, q.dtype)
-        return self.rotate(q, cos, sin), self.rotate(k, cos, sin)
-
-    def store(self, k, v, pos, cache, ordered):
-        "Keys/values to attend over: the new ones, after the cached ones when there is a cache (staged until commit)."
-        if cache is None: return k, v, pos, pos.ndim == 1
-        padded = pos.ndim == 2
-        k, v, k_pos, complete = cache.update(k, v, pos, window=self.window, max_length=self.context_length,
-                                             ordered=ordered or pos.shape[-1] > 1, commit=False)
-        cache.owner = self
-        return k, v, k_pos, complete and not padded
-
-    @staticmethod
-    def zero_pads(out, w, valid):
-        "Outputs (and weights) of pad positions set to 0."
-        out = out.masked_fill(~valid[..., None], 0)
-        return out, (None if w is None else w.masked_fill(~valid[:, None, :, None], 0))
+_document(KVCache, KVCache.__init__); _document(KVCache.update)
