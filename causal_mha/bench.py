@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
-from .ground import check_int
+from .ground import check_int, check_heads
+from .kv_memory import kv_cache_bytes
 from .masks import future_mask
 from .multihead import MultiHeadAttentionWrapperWithProj, MultiHeadAttention
 from .core import Attention, KVCache
@@ -19,9 +20,8 @@ __all__ = ['run_benchmarks', 'load_results', 'format_report', 'plot_results']
 
 # %% ../nbs/11_bench.ipynb #0c7e8d08
 def _check_heads(d_out, num_heads):
-    "Raise a `ValueError` unless `num_heads` is a positive int dividing `d_out`."
-    check_int('d_out', d_out, 1); check_int('num_heads', num_heads, 1)
-    if d_out % num_heads: raise ValueError(f"num_heads must divide d_out: d_out={d_out}, num_heads={num_heads}")
+    "Raise a `ValueError` unless `num_heads` divides `d_out` (ground's `check_heads`, in upstream's argument names)."
+    check_heads(d_out, num_heads, 'd_out', 'num_heads')
 
 # %% ../nbs/11_bench.ipynb #084278e8
 class MultiHeadAttentionCombinedQKV(nn.Module):
@@ -437,21 +437,13 @@ def _variant_support(kw:dict) -> str|None:
     return f"Attention takes no {', '.join(missing)} in this build" if missing else None
 
 def _cache_nbytes(cache) -> int:
-    "Bytes of a cache's key/value buffers: `cache.nbytes`, or the sizes of its buffers for a cache without that property."
-    n = getattr(cache, 'nbytes', None)
-    if n is not None: return int(n)
-    return sum(t.nbytes for t in (getattr(cache, '_k', None), getattr(cache, '_v', None)) if t is not None)
+    "Bytes of a cache's key/value buffers."
+    return int(cache.nbytes)
 
 def _expected_kv_bytes(context_length, batch_size, d_model, n_heads, n_kv_heads=None, window=None, dtype=torch.float32):
-    "Bytes of one layer's cache by the formula: `kv_cache_bytes` from `causal_mha.variants` where present; and which formula."
-    try: from causal_mha.variants import kv_cache_bytes
-    except ImportError: kv_cache_bytes = None
-    if kv_cache_bytes is not None:
-        return kv_cache_bytes(context_length=context_length, batch_size=batch_size, d_model=d_model, n_heads=n_heads,
-                              n_kv_heads=n_kv_heads, n_layers=1, window=window, dtype=dtype), 'kv_cache_bytes'
-    kv, pos = n_kv_heads or n_heads, min(context_length, window) if window else context_length
-    esize = torch.empty((), dtype=dtype).element_size()
-    return 2 * batch_size * pos * kv * (d_model // n_heads) * esize, '2·B·positions·n_kv_heads·head_dim·element_size'
+    "Bytes of one layer's cache by the formula (`kv_cache_bytes`), and the formula's name."
+    return kv_cache_bytes(context_length=context_length, batch_size=batch_size, d_model=d_model, n_heads=n_heads,
+                          n_kv_heads=n_kv_heads, n_layers=1, window=window, dtype=dtype), 'kv_cache_bytes'
 
 # %% ../nbs/11_bench.ipynb #7b971077
 def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to decode from
@@ -632,9 +624,10 @@ def decode_overhead(contexts=(256, 1024), # cached positions to decode from
                 return m.out_proj(ctx.transpose(1, 2).reshape(1, 1, D))
             t, times = P, {'ours': [], 'bare': []}
             diff = (bare(t) - m(x[:, t:t+1], cache=cache)).abs().max().item(); t += 1  # also a warm-up step
-            for r in range(rounds):
-                times['bare'].append(_time_group(lambda i: bare(t + i), steps, device))
-                times['ours'].append(_time_group(lambda i: m(x[:, t+i:t+i+1], cache=cache), steps, device))
+            for r in range(rounds):  # the two in turn, each first in every other round: drifts hit both alike
+                for who in (('bare', 'ours') if r % 2 == 0 else ('ours', 'bare')):
+                    step = (lambda i: bare(t + i)) if who == 'bare' else (lambda i: m(x[:, t+i:t+i+1], cache=cache))
+                    times[who].append(_time_group(step, steps, device))
                 t += steps
             o, b = _summary(times['ours']), _summary(times['bare'])
             rows.append(dict(context=P, ours=o, bare=b, ratio=o['median'] / b['median'], ratio_min=o['min'] / b['min'],
@@ -684,7 +677,7 @@ def bench_long(Ts=(16384, 32768), # windowed lengths; the causal call runs at th
                 ratios=ratios, unavailable=unavailable)
 
 # %% ../nbs/11_bench.ipynb #7fb21baf
-def _cores() -> int:
+def usable_cores() -> int:
     "Number of CPU cores this process may run on."
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1
@@ -701,7 +694,7 @@ def machine_info(device='cpu') -> dict:
         m = re.search(r'^model name\s*:\s*(.+)$', open('/proc/cpuinfo').read(), re.M)
         if m: cpu = m.group(1).strip()
     except OSError: pass
-    info = dict(cpu=cpu, cores=_cores(), threads=torch.get_num_threads(), torch=torch.__version__,
+    info = dict(cpu=cpu, cores=usable_cores(), threads=torch.get_num_threads(), torch=torch.__version__,
                 python=platform.python_version(), platform=platform.platform(), device=str(device))
     if torch.device(device).type == 'cuda': info['gpu'] = torch.cuda.get_device_name(device)
     return info
@@ -805,7 +798,7 @@ _BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode, varia
               long=bench_long)
 
 # %% ../nbs/11_bench.ipynb #3ff6b0d3
-def _check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
+def check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
                    dtype='fp32', # a floating torch dtype or a name from `_DTYPES`
                    parts=PARTS, # items of `PARTS`
                    threads:int=None, # torch threads; None: the usable cores
@@ -823,7 +816,7 @@ def _check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
             raise ValueError(f"device {device!r} asked for, but torch.cuda.is_available() is False on this machine")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
             raise ValueError(f"device {device!r} asked for, but this machine has {torch.cuda.device_count()} CUDA device(s)")
-    threads = _cores() if threads is None else check_int('threads', threads, 1)
+    threads = usable_cores() if threads is None else check_int('threads', threads, 1)
     return str(dev), dtype, tuple(parts), threads
 
 # %% ../nbs/11_bench.ipynb #6fd59966
@@ -847,7 +840,7 @@ def run_benchmarks(quick:bool=False, # the `QUICK` settings (under a minute on 2
                    **settings, # per-part overrides of the settings, e.g. `speed=dict(runs=12)`
                   ) -> dict: # machine, load, settings and one result per part, JSON-ready
     "Run the benchmark parts side by side in one process and return every measurement with what it depends on."
-    device, dtype, parts, threads = _check_options(device, dtype, parts, threads)
+    device, dtype, parts, threads = check_options(device, dtype, parts, threads)
     _check_choice('settings', list(settings), PARTS)
     cfg = QUICK if quick else FULL
     kws = {p: {**cfg[p], **(settings.get(p) or {})} for p in parts}
@@ -996,7 +989,7 @@ def _check_result(res, what='res'):
             raise ValueError(f"{what} lists part {p!r} but holds no result for it (parts: {PARTS})")
     return res
 
-def _save_results(res:dict, path):
+def save_results(res:dict, path):
     "Write a `run_benchmarks` result to `path` as JSON."
     _check_result(res)
     with open(path, 'w') as f: json.dump(res, f, indent=1); f.write('\n')
@@ -1142,7 +1135,7 @@ def format_report(res:dict, # a `run_benchmarks` result, or one read by `load_re
 # %% ../nbs/11_bench.ipynb #23ff9077
 _PLOTS_HINT = 'pip install "causal_mha[plots]"'
 
-def _require_matplotlib():
+def require_matplotlib():
     "Import matplotlib's Figure, or raise an ImportError that says how to install it."
     try: from matplotlib.figure import Figure
     except ImportError: raise ImportError(f"plots need matplotlib, which is not installed: {_PLOTS_HINT}") from None
@@ -1158,7 +1151,7 @@ def plot_results(res:dict, # a `run_benchmarks` result, or one read by `load_res
                  prefix:str='', # file-name prefix, e.g. 'quick_'
                 ) -> list: # matplotlib figures, or the paths written
     "Time per implementation, decode cost against context, peak memory against T, and the variants' per-token time and cache."
-    _check_result(res); Figure = _require_matplotlib()
+    _check_result(res); Figure = require_matplotlib()
     figs = []
     sp = res.get('speed')
     if sp:

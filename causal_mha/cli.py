@@ -16,8 +16,8 @@ from .checks import verify_causal
 from .dropout import dropout_row, dropout_expectation
 from .multihead import MultiHeadAttention, track_element
 from .core import Attention, KVCache
-from .bench import (run_benchmarks, format_report, plot_results, _save_results, _check_options,
-                              _require_matplotlib, _cores, PARTS)
+from .bench import (run_benchmarks, format_report, plot_results, save_results, check_options,
+                              require_matplotlib, usable_cores, PARTS)
 
 # %% auto #0
 __all__ = ['causal_mha_figures', 'causal_mha_lab', 'causal_mha_bench']
@@ -259,15 +259,15 @@ def causal_mha_bench(argv:list=None, # command-line arguments; default: sys.argv
     "Time every attention implementation side by side and print the report (`causal-mha-bench -h` for the options)."
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     p = _bench_parser(); a = p.parse_args(argv)
-    try: device, dtype, parts, threads = _check_options(a.device, a.dtype, a.parts, a.threads)
+    try: device, dtype, parts, threads = check_options(a.device, a.dtype, a.parts, a.threads)
     except ValueError as e: p.error(f"argument --device: {e}")
     if a.json and (problem := _file_problem(a.json)): p.error(f"argument --json: cannot write {a.json!r}: {problem}")
     if a.plots:
-        try: _require_matplotlib()
+        try: require_matplotlib()
         except ImportError as e: p.error(f"argument --plots: {e}")
         if problem := _folder_problem(a.plots): p.error(f"argument --plots: cannot write into {a.plots!r}: {problem}")
     res = run_benchmarks(quick=a.quick, device=device, dtype=dtype, compile=a.compile, parts=parts, threads=threads,
                          command=shlex.join(['causal-mha-bench', *argv]))
     print(format_report(res))
-    if a.json: _save_results(res, a.json); print(f"wrote {a.json}")
+    if a.json: save_results(res, a.json); print(f"wrote {a.json}")
     if a.plots: print("wrote " + ", ".join(plot_results(res, a.plots)))

@@ -209,7 +209,10 @@ class Attention(nn.Module):
            `scaled_dot_product_attention` call without a mask: the decode step.
         3. **causal**: `contiguous`, no key before the block (`K == T`) and no window narrower than the block:
            `scaled_dot_product_attention(is_causal=True)`, no mask tensor.
-        4. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
+        4. **per sequence**: padding and no cache or window, longer than `block_size`, and each sequence's real
+           tokens in one run (left or right padding): `is_causal=True` on each sequence's run, so a padded batch costs
+           what its sequences cost alone. One host synchronisation reads where the runs are (not while compiling).
+        5. **blocked**: everything else (a block after cached positions, padding, a window narrower than the block).
            The queries go in blocks of `S` positions (`block_size`; with a window, a quarter of it, at least 64),
            each block against only the key
            slots it can see, with a `[S, K_b]` mask from `Attention.mask`: `K_b <= S + window - 1` with a window, so
@@ -233,18 +236,37 @@ class Attention(nn.Module):
         if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
         if contiguous and K == T and (W is None or T <= W):                   # 3. causal
             return sdpa(q, k, v, is_causal=T > 1), None
-        S = self.block_size if W is None else max(64, min(self.block_size, W // 4))  # 4. blocked
+        runs = (self._real_runs(q_pos) if K == T and W is None and q_pos.ndim == 2 and T > self.block_size
+                and not (q.is_meta or torch.compiler.is_compiling()) else None)
+        if runs is not None:                                                  # 4. per sequence
+            ctx = q.new_zeros(B, T, H, d)                                     # a pad's context is 0 (its output is 0)
+            for b, (s, n) in enumerate(runs):
+                r = slice(s, s + n)
+                ctx[b, r] = sdpa(q[b:b+1, :, r], k[b:b+1, :, r], v[b:b+1, :, r], is_causal=n > 1)[0].transpose(0, 1)
+            return ctx.transpose(1, 2), None
+        S = self.block_size if W is None else max(64, min(self.block_size, W // 4))  # 5. blocked
         starts = range(0, T, S)
         if W is None: los = [0] * len(starts)
         elif contiguous: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
         elif T == 1: los = [0]
         else: los = self._window_starts(q_pos, k_pos, S)
-        out = []
+        ctx = q.new_empty(B, T, H, d) if len(starts) > 1 else None           # [B, T, H, d]: merge_heads' layout
         for t0, lo in zip(starts, los):
-            lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)              # from its window's start to its last query                                       # keys after the block's last query: none
+            lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)              # its window's start .. its last query
             m = self.mask(q_pos[..., t0:t0 + S], k_pos[..., lo:hi], W)       # [S, K_b] or [B, S, K_b]
-            out.append(sdpa(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m))
-        return (out[0] if len(out) == 1 else torch.cat(out, 2)), None
+            out = sdpa(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m)
+            if ctx is None: return out, None
+            ctx[:, t0:t0 + S] = out.transpose(1, 2)
+        return ctx.transpose(1, 2), None
+
+    @staticmethod
+    def _real_runs(q_pos):
+        "Per sequence, (first slot, count) of its real tokens when they form one run in every sequence, else None."
+        B, T = q_pos.shape
+        real, slot = q_pos >= 0, torch.arange(T, device=q_pos.device)
+        first, last, n = torch.where(real, slot, T).amin(1), torch.where(real, slot, -1).amax(1), real.sum(1)
+        host = torch.cat((first, n, (last - first + 1 == n).all().long()[None])).tolist()  # one host sync
+        return list(zip(host[:B], host[B:2 * B])) if host[-1] else None
 
     def _window_starts(self, q_pos, k_pos, S):
         "With padding and a window: per block of `S` queries, the first key slot any of its real queries can see."
@@ -316,9 +338,9 @@ class Attention(nn.Module):
     def store(self, k, v, pos, cache, ordered):
         "Keys/values to attend over: the new ones, after the cached ones when there is a cache (staged until commit)."
         if cache is None: return k, v, pos, pos.ndim == 1
-        padded = pos.ndim == 2
-        k, v, k_pos, complete = cache.update(k, v, pos, window=self.window, max_length=self.context_length,
-                                             ordered=ordered or pos.shape[-1] > 1, commit=False)
+        padded, T = pos.ndim == 2, pos.shape[-1]
+        k, v, k_pos, complete = cache._append(k, v, pos, self.window, self.context_length, ordered or T > 1,
+                                              commit=False, positions=padded or ordered or T > 1)  # input checked
         cache.owner = self
         return k, v, k_pos, complete and not padded
 
@@ -497,9 +519,15 @@ class KVCache:
                              f"and {v_new.dtype} on {v_new.device}")
         B, H, n, d = k_new.shape
         if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(k_new.shape)}")
-        self._check(B, H, d, k_new.dtype, k_new.device)
         if max_length is not None and self.n_seen + n > max_length:
             raise ValueError(f"sequence of {n} new positions after {self.n_seen} cached exceeds max_length={max_length}")
+        return self._append(k_new, v_new, pos, window, max_length, ordered, commit)
+
+    def _append(self, k_new, v_new, pos, window, max_length, ordered, commit, positions=True):
+        """`update` after its argument checks (`Attention` checks its input once, then calls this).
+        `positions=False`: no positions returned where every returned slot is held and there is no padding."""
+        B, H, n, d = k_new.shape
+        self._check(B, H, d, k_new.dtype, k_new.device)
         self._discard()
         dev = k_new.device
         if pos is None: pos = torch.arange(self.n_seen, self.n_seen + n, device=dev)
@@ -515,7 +543,8 @@ class KVCache:
             elif self._pos is None: self._pos = pos.new_empty(B, 0)
         if self.differentiable:  # new tensors every call: autograd keeps every step's graph valid
             k, v = ((torch.cat((self._fifo(old), new), 2) if L else new) for old, new in ((self._k, k_new), (self._v, v_new)))
-            p = torch.cat((self._fifo(self._pos), pos), 1) if padded else torch.arange(base, base + L + n, device=dev)
+            p = (torch.cat((self._fifo(self._pos), pos), 1) if padded else
+                 torch.arange(base, base + L + n, device=dev) if positions else None)
             self.n_allocs += 1; self.n_copied += L
             self._staged = dict(n=n, lo=L, n_real=n_real, bufs=(k, v, p if padded else None), graph=False,
                                 window=window, max_length=max_length)
@@ -535,9 +564,12 @@ class KVCache:
                 if m < n: buf.narrow(dim, 0, n - m).copy_(new.narrow(dim, m, n - m))
             if ordered or self._head + L + n <= C:  # oldest first: a view unless the ring has wrapped
                 lo, k, v = L, self._fifo(self._k, L + n), self._fifo(self._v, L + n)
-                p = self._fifo(self._pos, L + n).clone() if padded else torch.arange(base, base + L + n, device=dev)
+                p = (self._fifo(self._pos, L + n).clone() if padded else
+                     torch.arange(base, base + L + n, device=dev) if positions else None)
             else:  # wrapped: every slot, free ones at position -1
-                k, v, p = self._k, self._v, (self._pos.clone() if padded else self._slot_positions(L + n))
+                k, v = self._k, self._v
+                p = (self._pos.clone() if padded else
+                     self._slot_positions(L + n) if positions or C > L + n else None)
             grad = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
             if grad:  # the new block's gradient, through a copy; the cached positions are constants
                 refuse = (f"this KVCache(differentiable=False) holds {L} positions written with autograd on but "
