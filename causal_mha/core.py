@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_core.ipynb #1c84fd8d
 from __future__ import annotations
-import inspect, math, weakref
+import contextlib, inspect, math, weakref
 from functools import partial
 from numbers import Real
 import torch
@@ -30,6 +30,21 @@ def _document(obj, fn=None):
     at = min([doc.find(h) for h in ('\nAttributes:', '\nReturns:', '\nRaises:') if h in doc] or [len(doc)])
     obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
     return obj
+
+def _saved_unchanged(cache, k, v):
+    "Saved-tensor hooks that refuse `backward` once a tensor saved for it was overwritten in place since."
+    if (cache is None or cache.differentiable or not torch.is_grad_enabled() or not (k.requires_grad or v.requires_grad)
+            or torch.compiler.is_compiling()):
+        return contextlib.nullcontext()  # nothing of a buffer that a later call writes into is saved
+    def unpack(saved):
+        t, version = saved
+        if t._version != version:
+            raise RuntimeError("backward reached keys/values that a later call has overwritten since: the default "
+                               "KVCache writes each call into the buffer earlier blocks attended over. Call backward "
+                               "before the next cached call, or create the cache as KVCache(differentiable=True) to "
+                               "keep every step's keys and values for backward")
+        return t
+    return torch.autograd.graph.saved_tensors_hooks(lambda t: (t, t._version), unpack)
 
 # %% ../nbs/08_core.ipynb #dd529650
 class Attention(nn.Module):
@@ -307,7 +322,8 @@ class Attention(nn.Module):
         q, k, v = self.project(x, valid)                                      # [B, H, T, d], 2 x [B, Hkv, T, d]
         if self.rope_theta is not None: q, k = self.rope_qk(q, k, pos)        # rotated by position, angles once
         k, v, k_pos, contiguous = self.store(k, v, pos, cache, explicit or need_weights)  # + the cached positions
-        ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)   # [B, H, T, d]
+        with _saved_unchanged(cache, k, v):                                   # (backward after a cache overwrite: refused)
+            ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)  # [B, H, T, d]
         out = self.out_proj(merge_heads(ctx))                                 # [B, T, D]: mixes the heads
         if cache is not None: cache.commit()                                  # only a completed call is kept
         if valid is not None: out, w = self.zero_pads(out, w, valid)
@@ -378,18 +394,18 @@ class KVCache:
             device) or would exceed `max_length`; from `reorder`, when the index is not a 1-D integer tensor of rows.
     """
 
-    class _Join(torch.autograd.Function):
-        "The keys/values to attend over, as a new tensor; their gradient reaches the new block's slots only."
+    class _Read(torch.autograd.Function):
+        "The keys and values to attend over (views of the buffers); their gradients reach the new block's slots only."
         @staticmethod
-        def forward(ctx, new, full, lo, refuse):  # new [B, H, n, d] sits at slots lo.. of full [B, H, K, d] (mod K)
-            ctx.lo, ctx.n, ctx.refuse = lo, new.shape[2], refuse
-            return full.clone()  # a copy: later in-place writes to the buffer cannot reach what autograd saved
+        def forward(ctx, k_new, v_new, k, v, lo, refuse):  # the new [B, H, n, d] sit at slots lo.. of k, v (mod K)
+            ctx.lo, ctx.n, ctx.refuse = lo, k_new.shape[2], refuse
+            return k.view_as(k), v.view_as(v)
         @staticmethod
-        def backward(ctx, grad):
+        def backward(ctx, gk, gv):
             if ctx.refuse: raise RuntimeError(ctx.refuse)
-            K, lo, n = grad.shape[2], ctx.lo, ctx.n
-            g = grad[:, :, lo:lo + n] if lo + n <= K else torch.cat((grad[:, :, lo:], grad[:, :, :lo + n - K]), 2)
-            return g, None, None, None
+            K, lo, n = gk.shape[2], ctx.lo, ctx.n
+            new = lambda g: g[:, :, lo:lo + n] if lo + n <= K else torch.cat((g[:, :, lo:], g[:, :, :lo + n - K]), 2)
+            return new(gk), new(gv), None, None, None, None
 
     def __init__(self, *,
                  differentiable:bool=False, # False: write in place (a gradient reaches the current block only; backward through positions cached with autograd on is refused). True: new tensors every call, gradients through every cached position
@@ -571,12 +587,12 @@ class KVCache:
                 p = (self._pos.clone() if padded else
                      self._slot_positions(L + n) if positions or C > L + n else None)
             grad = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
-            if grad:  # the new block's gradient, through a copy; the cached positions are constants
+            if grad:  # the new block's gradient, through the buffer; the cached positions are constants
                 refuse = (f"this KVCache(differentiable=False) holds {L} positions written with autograd on but "
                           f"keeps no graph for them, so the gradient through them would be missing. Create it as "
                           f"KVCache(differentiable=True) to backpropagate through cached positions, or fill it "
                           f"under torch.no_grad()") if self._graph and L else None
-                k, v = (self._Join.apply(new, full, lo, refuse) for new, full in ((k_new, k), (v_new, v)))
+                k, v = self._Read.apply(k_new, v_new, k, v, lo, refuse)
             self._staged = dict(n=n, lo=(self._head + L) % C, n_real=n_real, bufs=None, graph=grad,
                                 window=window, max_length=max_length)
         complete = k.shape[2] == L + n
