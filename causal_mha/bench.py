@@ -946,8 +946,9 @@ def _check_targets(res:dict) -> list: # dicts: target, measured (text), met (Tru
     lg = res.get('long')
     if lg:
         r, W, (T0, T1) = lg['ratios'], lg['window'], (lg['Ts'][0], lg['Ts'][-1])
-        out.append(_target(f"window {W} at T={T1} <= 0.25x the causal call's time", f"{r['window_to_causal']:.2f}x",
-                           r['window_to_causal'] <= 0.25))
+        full = T1 >= 32768 and T0 >= 16384  # the targets are set for these lengths: shorter runs are shown, not judged
+        out.append(_target(f"window {W} at T={T1} <= 0.25x the causal call's time", f"{r['window_to_causal']:.2f}x"
+                           + ("" if full else " (judged at T=32768 only)"), r['window_to_causal'] <= 0.25 if full else None))
         out.append(_target(f"window {W}: time at T={T1} / at T={T0} <= 2.3 (linear, not quadratic)",
                            f"{r['window_long_to_short']:.2f}", r['window_long_to_short'] <= 2.3))
         out.append(_target(f"{lg['pads']} left pads: <= 1.25x the unpadded batch's time (B={lg['B_pad']}, T={lg['pad_T']})",
@@ -957,7 +958,8 @@ def _check_targets(res:dict) -> list: # dicts: target, measured (text), met (Tru
             if r.get(key) is not None: out.append(_target(what, f"{r[key]:.2f}x", r[key] <= 1.5, False))
         if r.get('hf_mistral_to_ours') is not None:
             out.append(_target(f"ours >= 5x faster than HF Mistral's windowed attention at T={T0}",
-                               f"{r['hf_mistral_to_ours']:.1f}x", r['hf_mistral_to_ours'] >= 5))
+                               f"{r['hf_mistral_to_ours']:.1f}x" + ("" if full else " (judged at T=16384 only)"),
+                               r['hf_mistral_to_ours'] >= 5 if full else None))
         for q in lg['decode']:
             out.append(_target(f"decoded token <= 1.15x the bare loop at context {q['context']}",
                                f"{q['ratio']:.2f}x (ratio of minima {q['ratio_min']:.2f}x)", q['ratio'] <= 1.15))

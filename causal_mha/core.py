@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_core.ipynb #1c84fd8d
 from __future__ import annotations
-import contextlib, inspect, math, weakref
+import inspect, math, weakref
 from functools import partial
 from numbers import Real
 import torch
@@ -31,20 +31,19 @@ def _document(obj, fn=None):
     obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
     return obj
 
-def _saved_unchanged(cache, k, v):
-    "Saved-tensor hooks that refuse `backward` once a tensor saved for it was overwritten in place since."
-    if (cache is None or cache.differentiable or not torch.is_grad_enabled() or not (k.requires_grad or v.requires_grad)
-            or torch.compiler.is_compiling()):
-        return contextlib.nullcontext()  # nothing of a buffer that a later call writes into is saved
-    def unpack(saved):
-        t, version = saved
-        if t._version != version:
+def _refuse_stale(ctx, cache, k, v):
+    "`ctx`, with a hook that refuses `backward` through it once a later call has overwritten the cache's `k`, `v`."
+    if cache is None or cache.differentiable or not ctx.requires_grad or torch.compiler.is_compiling(): return ctx
+    versions = k._version, v._version  # views of the buffers: a later write into them moves these on
+    def check(grad):
+        if (k._version, v._version) != versions:
             raise RuntimeError("backward reached keys/values that a later call has overwritten since: the default "
                                "KVCache writes each call into the buffer earlier blocks attended over. Call backward "
                                "before the next cached call, or create the cache as KVCache(differentiable=True) to "
                                "keep every step's keys and values for backward")
-        return t
-    return torch.autograd.graph.saved_tensors_hooks(lambda t: (t, t._version), unpack)
+        return grad
+    ctx.register_hook(check)  # runs when backward reaches this block's attention, before its kernel's backward
+    return ctx
 
 # %% ../nbs/08_core.ipynb #dd529650
 class Attention(nn.Module):
@@ -322,8 +321,8 @@ class Attention(nn.Module):
         q, k, v = self.project(x, valid)                                      # [B, H, T, d], 2 x [B, Hkv, T, d]
         if self.rope_theta is not None: q, k = self.rope_qk(q, k, pos)        # rotated by position, angles once
         k, v, k_pos, contiguous = self.store(k, v, pos, cache, explicit or need_weights)  # + the cached positions
-        with _saved_unchanged(cache, k, v):                                   # (backward after a cache overwrite: refused)
-            ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)  # [B, H, T, d]
+        ctx, w = self.attend(q, k, v, pos, k_pos, contiguous, explicit or need_weights)   # [B, H, T, d]
+        ctx = _refuse_stale(ctx, cache, k, v)                                 # backward after a later write: refused
         out = self.out_proj(merge_heads(ctx))                                 # [B, T, D]: mixes the heads
         if cache is not None: cache.commit()                                  # only a completed call is kept
         if valid is not None: out, w = self.zero_pads(out, w, valid)
