@@ -218,6 +218,8 @@ class Attention(nn.Module):
 
         1. **explicit** (`explicit=True`): section 4.1's `attention(q, k, v, mask)`, scores and softmax written out,
            with the full `[T, K]` mask; returns the weights. The reference every other route is tested against.
+           Its value checks are skipped (`validate=False`): the mask gives every row a key, and NaN in `x` is what
+           `scan_inputs` is for, as on every route.
         2. **no mask**: `T == 1` and `contiguous`: one new token per sequence, no padding; every key it is given is
            visible (with a window the cache holds at most `window - 1` earlier positions). One
            `scaled_dot_product_attention` call without a mask: the decode step.
@@ -243,7 +245,7 @@ class Attention(nn.Module):
             allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
             if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
             qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
-            ctx, w = attention(qg, kg, vg, allowed, return_weights=True)      # [B, Hkv, G, T, d], [.., T, K]
+            ctx, w = attention(qg, kg, vg, allowed, return_weights=True, validate=False)  # [B, Hkv, G, T, d], [.., T, K]
             if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
             return ctx.flatten(1, 2), w.flatten(1, 2)
         sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)

@@ -76,6 +76,7 @@ def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
 def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already scaled)
                    allowed:Tensor|None=None, # bool, True = may attend, broadcastable to `scores`; None = no mask
                    name:str='allowed', # the mask argument's name, used in messages (`attention` passes 'mask')
+                   validate:bool=True, # refuse rows with no visible key and NaN/+inf scores; False: the caller has made sure
                   ) -> Tensor: # [..., T_q, T_k] weights, each row sums to 1, masked keys exactly 0
     "Softmax over the last axis with the mask applied **before** it (`-inf` fill); never returns NaN."
     if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point:
@@ -86,9 +87,9 @@ def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already sca
         if isinstance(allowed, Tensor) and allowed.device != scores.device:
             raise ValueError(f"{name} must be on the device of the scores, got {name} on {allowed.device}, "
                              f"scores on {scores.device}")
-        check_mask(allowed, name, shape=scores.shape)
+        if validate: check_mask(allowed, name, shape=scores.shape)
         scores = scores.masked_fill(~allowed, float('-inf'))         # masked keys: e^-inf = 0
-    if not (scores.is_meta or torch.compiler.is_compiling()):       # checks of the values (none while compiling)
+    if validate and not (scores.is_meta or torch.compiler.is_compiling()):  # the values (none while compiling)
         bad = torch.isnan(scores) | torch.isposinf(scores)           # only visible scores can still be bad
         if bad.any():
             raise ValueError(f"scores of shape {shape_of(scores)} contain NaN or +inf at visible keys "

@@ -29,13 +29,14 @@ def journey_inputs(dtype=torch.float32, # floating dtype of the result
     return torch.tensor(_JOURNEY, dtype=dtype, device=device)
 
 # %% ../nbs/01_weighted_average.ipynb #894d45bd
-def _check_qkv(q, k, v):
+def _check_qkv(q, k, v, finite=True):
     "Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`, `k`, `v`."
     for name, x in (('q', q), ('k', k), ('v', v)):
         if not isinstance(x, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim < 2: raise ValueError(f"{name} must have at least 2 dims [..., T, d], got shape {shape_of(x)}")
         if not x.dtype.is_floating_point: raise TypeError(f"{name} must be a floating tensor, got dtype {x.dtype}")
-    for name, x in (('q', q), ('k', k), ('v', v)): check_finite(x, name)
+    if finite:
+        for name, x in (('q', q), ('k', k), ('v', v)): check_finite(x, name)
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}")
     if not (q.device == k.device == v.device):
@@ -63,12 +64,13 @@ def attention(q:Tensor, # [..., T_q, d_k] queries
               mask:Tensor|None=None, # bool, True = may attend, broadcastable to [..., T_q, T_k]
               scale:bool|float=True, # True: divide scores by sqrt(d_k); False: don't; a number: divide by it
               return_weights:bool=False, # also return the attention weights
+              validate:bool=True, # refuse NaN/inf inputs and rows with no visible key; False: the caller has made sure
              ): # [..., T_q, d_v], or (that, weights [..., T_q, T_k]) with `return_weights`
     "Scaled dot-product attention `softmax(q k^T / sqrt(d_k), masked) @ v`, written out step by step."
-    _check_qkv(q, k, v)
+    _check_qkv(q, k, v, finite=validate)
     div = _divisor(scale, q.shape[-1])
     scores = q @ k.transpose(-2, -1)                                # [..., T_q, d_k] @ [..., d_k, T_k] -> [..., T_q, T_k]
     if div != 1.0: scores = scores / div
-    weights = masked_softmax(scores, mask, name='mask')             # masked before softmax; each row sums to 1
+    weights = masked_softmax(scores, mask, name='mask', validate=validate)  # masked before softmax; rows sum to 1
     out = weights @ v                                               # [..., T_q, T_k] @ [..., T_k, d_v] -> [..., T_q, d_v]
     return (out, weights) if return_weights else out
