@@ -11,9 +11,9 @@ from torch import nn, Tensor
 import torch.nn.functional as F
 from .ground import check_int, check_heads
 from .kv_memory import kv_cache_bytes
-from .masks import future_mask
 from .multihead import MultiHeadAttentionWrapperWithProj, MultiHeadAttention
 from .core import Attention, KVCache
+from .peers import MultiHeadAttentionCombinedQKV, MHAEinsum, MHAPyTorchScaledDotProduct, MHAPyTorchClass
 
 # %% auto #0
 __all__ = ['run_benchmarks', 'load_results', 'format_report', 'plot_results']
@@ -22,95 +22,6 @@ __all__ = ['run_benchmarks', 'load_results', 'format_report', 'plot_results']
 def _check_heads(d_out, num_heads):
     "Raise a `ValueError` unless `num_heads` divides `d_out` (ground's `check_heads`, in upstream's argument names)."
     check_heads(d_out, num_heads, 'd_out', 'num_heads')
-
-# %% ../nbs/11_bench.ipynb #084278e8
-class MultiHeadAttentionCombinedQKV(nn.Module):
-    "Upstream's combined-QKV multi-head attention: one `Linear(d_in, 3*d_out)`, explicit masked softmax."
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0, qkv_bias=False):
-        super().__init__()
-        _check_heads(d_out, num_heads)
-        self.num_heads, self.context_length, self.head_dim = num_heads, context_length, d_out // num_heads
-        self.qkv = nn.Linear(d_in, 3 * d_out, bias=qkv_bias)
-        self.proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("mask", future_mask(context_length))
-
-    def forward(self, x): # [B, T, d_in]
-        b, t, _ = x.shape
-        qkv = self.qkv(x).view(b, t, 3, self.num_heads, self.head_dim)  # [B, T, 3, H, d]
-        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # 3 x [B, H, T, d]
-        scores = (q @ k.transpose(-2, -1)).masked_fill(self.mask[:t, :t], -torch.inf)  # [B, H, T, T]
-        w = self.dropout(torch.softmax(scores / k.shape[-1]**0.5, dim=-1))
-        ctx = (w @ v).transpose(1, 2).contiguous().view(b, t, self.num_heads * self.head_dim)  # [B, T, d_out]
-        return self.proj(ctx)
-
-# %% ../nbs/11_bench.ipynb #e6c1d56d
-class MHAEinsum(nn.Module):
-    "Upstream's einsum multi-head attention (weights stored `[d_out, d_in]`, used as `x @ W`, so d_in must equal d_out)."
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        _check_heads(d_out, num_heads)
-        if d_in != d_out: raise ValueError(f"MHAEinsum needs d_in == d_out (upstream's einsum layout), got d_in={d_in}, d_out={d_out}")
-        self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
-        self.W_query = nn.Parameter(torch.randn(d_out, d_in))
-        self.W_key = nn.Parameter(torch.randn(d_out, d_in))
-        self.W_value = nn.Parameter(torch.randn(d_out, d_in))
-        for name in ('bias_q', 'bias_k', 'bias_v'):
-            self.register_parameter(name, nn.Parameter(torch.zeros(d_out)) if qkv_bias else None)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("mask", future_mask(context_length))
-        for W in (self.W_query, self.W_key, self.W_value): nn.init.kaiming_uniform_(W, a=math.sqrt(5))
-        if qkv_bias:
-            bound = 1 / math.sqrt(d_in)
-            for bias in (self.bias_q, self.bias_k, self.bias_v): nn.init.uniform_(bias, -bound, bound)
-
-    def forward(self, x): # [B, T, d_in]
-        b, n, _ = x.shape
-        Q, K, V = (torch.einsum("bnd,di->bni", x, W) for W in (self.W_query, self.W_key, self.W_value))
-        if self.bias_q is not None: Q, K, V = Q + self.bias_q, K + self.bias_k, V + self.bias_v
-        Q, K, V = (z.view(b, n, self.num_heads, self.head_dim).transpose(1, 2) for z in (Q, K, V))  # [B, H, T, d]
-        scores = torch.einsum("bhnd,bhmd->bhnm", Q, K) / self.head_dim**0.5  # [B, H, T, T]
-        w = self.dropout(torch.softmax(scores.masked_fill(self.mask[:n, :n], -torch.inf), dim=-1))
-        ctx = torch.einsum("bhnm,bhmd->bhnd", w, V).transpose(1, 2).reshape(b, n, self.d_out)  # [B, T, d_out]
-        return self.out_proj(ctx)
-
-# %% ../nbs/11_bench.ipynb #dc68b924
-class MHAPyTorchScaledDotProduct(nn.Module):
-    "Upstream's combined QKV followed by `F.scaled_dot_product_attention(is_causal=True)`."
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0, qkv_bias=False):
-        super().__init__()
-        _check_heads(d_out, num_heads)
-        self.num_heads, self.context_length, self.head_dim, self.d_out = num_heads, context_length, d_out // num_heads, d_out
-        self.qkv = nn.Linear(d_in, 3 * d_out, bias=qkv_bias)
-        self.proj = nn.Linear(d_out, d_out)
-        self.dropout = dropout
-
-    def forward(self, x): # [B, T, d_in]
-        b, t, _ = x.shape
-        q, k, v = self.qkv(x).view(b, t, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x [B, H, T, d]
-        p = self.dropout if self.training else 0.0
-        ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=p, is_causal=True)  # [B, H, T, d]
-        return self.proj(ctx.transpose(1, 2).contiguous().view(b, t, self.d_out))  # [B, T, d_out]
-
-# %% ../nbs/11_bench.ipynb #f13ec65d
-class MHAPyTorchClass(nn.Module):
-    "Upstream's wrapper of `torch.nn.MultiheadAttention` with a boolean causal mask and an extra `proj`."
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0, qkv_bias=False,
-                 need_weights=True): # False lets PyTorch use `scaled_dot_product_attention` inside
-        super().__init__()
-        _check_heads(d_out, num_heads)
-        if d_in != d_out: raise ValueError(f"MHAPyTorchClass needs d_in == d_out (embed_dim), got d_in={d_in}, d_out={d_out}")
-        self.context_length, self.need_weights = context_length, need_weights
-        self.multihead_attn = nn.MultiheadAttention(embed_dim=d_out, num_heads=num_heads, dropout=dropout,
-                                                    bias=qkv_bias, add_bias_kv=qkv_bias, batch_first=True)
-        self.proj = nn.Linear(d_out, d_out)
-        self.register_buffer("mask", future_mask(context_length))
-
-    def forward(self, x): # [B, T, d_in]
-        t = min(x.shape[1], self.context_length)
-        out, _ = self.multihead_attn(x, x, x, attn_mask=self.mask[:t, :t], need_weights=self.need_weights)
-        return self.proj(out)
 
 # %% ../nbs/11_bench.ipynb #5365a1e1
 IMPLS = ('Ch03_MHA_Wrapper', 'Ch03_MHA', 'MultiHeadAttentionCombinedQKV', 'MHAEinsum', 'MHAPyTorchScaledDotProduct',

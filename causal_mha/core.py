@@ -245,7 +245,8 @@ class Attention(nn.Module):
             allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
             if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
             qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
-            ctx, w = attention(qg, kg, vg, allowed, return_weights=True, validate=False)  # [B, Hkv, G, T, d], [.., T, K]
+            qg = qg / math.sqrt(d)                                            # scale [.., T, d], not the [.., T, K] scores
+            ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False)  # [B, Hkv, G, T, d]
             if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
             return ctx.flatten(1, 2), w.flatten(1, 2)
         sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)
