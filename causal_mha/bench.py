@@ -303,6 +303,12 @@ def _linear_fit(xs, ys):
     return a, b, max(abs(y - (a + b * x)) / y for x, y in zip(xs, ys))
 
 # %% ../nbs/11_bench.ipynb #3287d34c
+def _decoder(D, H, n, device, dtype, seed, salt):
+    "A seeded `Attention(D, H, n)` in eval mode and a seeded input `[1, n, D]` (its own generator, `seed + salt`)."
+    torch.manual_seed(seed)
+    m = Attention(D, H, n).to(device=device, dtype=dtype).eval()
+    return m, torch.randn(1, n, D, generator=torch.Generator().manual_seed(seed + salt)).to(device=device, dtype=dtype)
+
 def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
                  D:int=768, H:int=12, device='cpu', dtype=torch.float32,
                  steps:int=16, # cached single-token steps timed as one group per round
@@ -314,9 +320,7 @@ def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
     contexts = sorted({check_int('context', P, 1) for P in contexts})
     check_int('steps', steps, 1); check_int('runs', runs, 1)
     Pmax = contexts[-1] + steps + 1
-    torch.manual_seed(seed)
-    m = Attention(D, H, Pmax).to(device=device, dtype=dtype).eval()
-    x = torch.randn(1, Pmax, D, generator=torch.Generator().manual_seed(seed + 2)).to(device=device, dtype=dtype)
+    m, x = _decoder(D, H, Pmax, device, dtype, seed, 2)
     rows = []
     with torch.no_grad():
         for P in contexts:
@@ -517,10 +521,8 @@ def decode_overhead(contexts=(256, 1024), # cached positions to decode from
     dtype = _dtype(dtype); _check_heads(D, H); d = D // H
     contexts = sorted({check_int('context', P, 1) for P in contexts})
     check_int('steps', steps, 1); check_int('rounds', rounds, 1)
-    torch.manual_seed(seed)
     n = contexts[-1] + steps * (rounds + 1) + 1
-    m = Attention(D, H, n).to(device=device, dtype=dtype).eval()
-    x = torch.randn(1, n, D, generator=torch.Generator().manual_seed(seed + 5)).to(device=device, dtype=dtype)
+    m, x = _decoder(D, H, n, device, dtype, seed, 5)
     rows = []
     with torch.no_grad():
         for P in contexts:
