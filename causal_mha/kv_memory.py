@@ -33,8 +33,10 @@ def kv_cache_bytes(*,
                    context_length:int, # positions of each sequence: the prompt and the generated tokens
                    batch_size:int=1, # sequences decoded together
                    d_model:int, # D, the model's width
-                   n_heads:int, # H, query heads; a head has width d = D // H
+                   n_heads:int, # H, query heads; a head has width d = D // H unless head_dim says otherwise
                    n_kv_heads:int|None=None, # key/value heads, dividing H (None: H, multi-head; 1: multi-query)
+                   head_dim:int|None=None, # d, the width of a key/value head (None: D // H, which must divide)
+                   latent_dim:int|None=None, # MLA: numbers cached per position and layer instead of keys and values
                    n_layers:int=1, # attention layers, each with its own cache
                    window:int|None=None, # sliding window W: a sliding layer holds min(context_length, W) positions
                    sliding_ratio:tuple|None=None, # (a, b): a sliding then b full layers per block; None: all slide
@@ -45,14 +47,22 @@ def kv_cache_bytes(*,
     A full layer holds `context_length` positions, a sliding layer `min(context_length, window)` (the ring of
     `window` slots that `KVCache` keeps). These are the bytes a `KVCache` of an `Attention` with this
     `context_length` holds once that many positions have passed through it; before that its buffer may be larger
-    than the positions held (it grows geometrically, capped at the module's `context_length`).
+    than the positions held (it grows geometrically, capped at the module's `context_length`). With `latent_dim`
+    (multi-head latent attention) a layer caches `latent_dim` numbers per position, shared by all heads, instead of
+    a key and a value per key/value head: `B·positions·latent_dim·element size` per layer. `latent_dim` counts
+    everything cached per position: for DeepSeek-V2/V3 the latent and the rope key, `kv_lora_rank +
+    qk_rope_head_dim` (what `causal_mha.latent.LatentCache` holds); upstream's estimator caches the latent alone.
 
     Args:
         context_length: positions of each sequence, the prompt and the generated tokens.
         batch_size: sequences decoded together. Default 1.
         d_model: D, the model's width.
-        n_heads: H, query heads; each key/value head has width d = D // H.
+        n_heads: H, query heads; each key/value head has width d = D // H unless `head_dim` is given.
         n_kv_heads: key/value heads, dividing `n_heads`. Default None: `n_heads` (multi-head attention).
+        head_dim: d, the width of a key/value head, apart from `d_model` (then `n_heads` need not divide it; upstream's
+            estimator rounds up, ceil(D / H)). Default None: D // H.
+        latent_dim: the numbers a layer caches per position under multi-head latent attention, in place of keys
+            and values (then `n_kv_heads` and `head_dim` do not apply). Default None: keys and values.
         n_layers: attention layers, each with its own cache. Default 1.
         window: W, the sliding window of the sliding layers. Default None: no layer slides.
         sliding_ratio: `(a, b)`: the layers form blocks of `a` sliding layers then `b` full ones, and a partial last
@@ -64,21 +74,32 @@ def kv_cache_bytes(*,
         The bytes, an int.
 
     Raises:
-        ValueError: an integer argument is not an int >= 1; `d_model` is not divisible by `n_heads`; `n_kv_heads`
-            does not divide `n_heads`; `sliding_ratio` is not a pair of ints >= 0 (not both 0), or is given
+        ValueError: an integer argument is not an int >= 1; `d_model` is not divisible by `n_heads` (without
+            `head_dim` or `latent_dim`); `n_kv_heads` does not divide `n_heads`; `latent_dim` is given with
+            `n_kv_heads` or `head_dim`; `sliding_ratio` is not a pair of ints >= 0 (not both 0), or is given
             without a `window`.
         TypeError: `dtype` is not a `torch.dtype`.
     """
     context_length, batch_size = check_int('context_length', context_length, 1), check_int('batch_size', batch_size, 1)
-    d_model, n_heads = check_heads(d_model, n_heads); n_layers = check_int('n_layers', n_layers, 1)
-    n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
-    if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
+    n_layers = check_int('n_layers', n_layers, 1)
+    if latent_dim is not None:
+        latent_dim = check_int('latent_dim', latent_dim, 1)
+        for name, v in (('n_kv_heads', n_kv_heads), ('head_dim', head_dim)):
+            if v is not None: raise ValueError(f"{name}={v!r} does not apply with latent_dim={latent_dim}: "
+                                               "a latent cache holds latent_dim numbers per position, not heads")
+        check_int('d_model', d_model, 1); check_int('n_heads', n_heads, 1)
+    elif head_dim is None: d_model, n_heads = check_heads(d_model, n_heads); head_dim = d_model // n_heads
+    else: check_int('d_model', d_model, 1); n_heads = check_int('n_heads', n_heads, 1); head_dim = check_int('head_dim', head_dim, 1)
+    if latent_dim is None:
+        n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
+        if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
     if window is not None: window = check_int('window', window, 1)
     if sliding_ratio is not None:
         if window is None: raise ValueError(f"sliding_ratio={sliding_ratio!r} needs a window: give window=W")
         sliding_ratio = _check_ratio(sliding_ratio)
     if not isinstance(dtype, torch.dtype): raise TypeError(f"dtype must be a torch.dtype, got {dtype!r}")
-    per_position = 2 * batch_size * n_kv_heads * (d_model // n_heads) * dtype.itemsize   # keys + values, one layer
+    per_position = batch_size * dtype.itemsize * (                        # one layer
+        latent_dim if latent_dim is not None else 2 * n_kv_heads * head_dim)  # the latent, or keys + values
     if window is None: return n_layers * context_length * per_position
     n_slide, n_full = (n_layers, 0) if sliding_ratio is None else _split_layers(n_layers, sliding_ratio)
     return (n_slide * min(context_length, window) + n_full * context_length) * per_position
