@@ -21,15 +21,16 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
   Llama/Mistral/Qwen2 attention;
 - `hf` (drop-in): `swap_attention`, which swaps `Attention` into every layer of a HF GPT-2, Llama, Mistral or Qwen2
   model, and `HFAttention`, the adapter it puts there (keys and values in the model's own cache);
-- `parallel` (drop-in): `shard_heads`, tensor parallelism over heads, and `qkv_rows`, the row order it shards.
+- `parallel` (drop-in): `shard_heads`, tensor parallelism over heads, and `qkv_rows`, the row order it shards;
+- `latent` (beyond the chapter): `LatentAttention`, multi-head latent attention (DeepSeek-V2/V3), and its `LatentCache`.
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
 (benchmarks), `causal_mha.cli` (console commands) and the test suites. Argument checks other than `check_finite`
 (`check_int`, `check_heads`, ...) are module-private helpers of `ground`: `from causal_mha.ground import check_heads`.
 
-That makes 58 top-level names, each something a user imports: what the chapter builds, the results it returns, and
-the library (`Attention`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`). The
+That makes 60 top-level names, each something a user imports: what the chapter builds, the results it returns, and
+the library (`Attention`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`). The
 Exercises page (4.9) asserts the surface.
 """
 __version__ = "0.1.0"
@@ -49,3 +50,4 @@ from .kv_memory import *
 from .convert import *
 from .hf import *
 from .parallel import *
+from .latent import *
