@@ -45,6 +45,16 @@ def _refuse_stale(ctx, cache, k, v):
     ctx.register_hook(check)  # runs when backward reaches this block's attention, before its kernel's backward
     return ctx
 
+class _RMSNorm(nn.Module):
+    "RMSNorm over the last axis, `weight * x / rms(x)`, computed in at least float32 (as Hugging Face's models do)."
+    def __init__(self, width, eps, device=None, dtype=None):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(width, device=device, dtype=dtype)), eps
+    def forward(self, x):
+        y = x.to(torch.promote_types(x.dtype, torch.float32))
+        return self.weight * (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+    def extra_repr(self): return f"{tuple(self.weight.shape)}, eps={self.eps}"
+
 # %% ../nbs/08_core.ipynb #dd529650
 class Attention(nn.Module):
     """Causal multi-head self-attention `[B, T, D] -> [B, T, D]`, with an optional `KVCache`.
@@ -60,9 +70,10 @@ class Attention(nn.Module):
             Default False.
 
     Raises:
-        ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads`, `n_kv_heads`
-            does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta` is not a positive number or the head
-            width is odd with rotary embeddings.
+        ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads` (without
+            `head_dim`), `n_kv_heads` does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta` or
+            `query_scale` is not a positive number, `norm_eps` is outside (0, 1), `qk_norm` is not 'head', 'proj' or
+            None, or the head width is odd with rotary embeddings.
         TypeError: `qkv_bias` or `out_bias` is not a bool, or `dtype` is not a floating dtype.
     """
     scan_inputs = False
@@ -76,39 +87,57 @@ class Attention(nn.Module):
                  n_kv_heads:int|None=None, # key/value heads, dividing H (None: H; 1 = multi-query); query head h reads kv head h // (H // n_kv_heads)
                  window:int|None=None, # each query sees itself and the window-1 positions before it (None: all)
                  rope_theta:float|None=None, # base of rotary embeddings on queries and keys, HF Llama's rotate_half (None: none)
+                 head_dim:int|None=None, # width of each head (None: d_model // n_heads, which must divide); Qwen3, Gemma 3 set it
+                 qk_norm:str|None=None, # 'head': RMSNorm of each head's queries and keys (Qwen3, Gemma 3); 'proj': of the whole projections (OLMo 2); None: none
+                 norm_eps:float=1e-6, # epsilon of the QK-norm
+                 query_scale:float|None=None, # scores are q.k times this (None: 1/sqrt(head_dim)); Gemma: query_pre_attn_scalar ** -0.5
                  qkv_bias:bool=False, # bias in the fused query/key/value projection
                  out_bias:bool=True, # bias in the output projection
                  device:torch.device|str|None=None, # device of the parameters (as torch's own modules)
                  dtype:torch.dtype|None=None, # floating dtype of the parameters (as torch's own modules)
                 ):
         super().__init__()
-        d_model, n_heads = check_heads(d_model, n_heads)
+        if head_dim is None: d_model, n_heads = check_heads(d_model, n_heads)
+        else: d_model, n_heads = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
         context_length = check_int('context_length', context_length, 1)
         n_kv_heads = n_heads if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
         if n_heads % n_kv_heads: raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
         if window is not None: window = check_int('window', window, 1)
-        head_dim = d_model // n_heads
+        hd = d_model // n_heads if head_dim is None else check_int('head_dim', head_dim, 1)
+        if qk_norm not in (None, 'head', 'proj'): raise ValueError(f"qk_norm must be 'head', 'proj' or None, got {qk_norm!r}")
+        if isinstance(norm_eps, bool) or not isinstance(norm_eps, Real) or not 0 < norm_eps < 1:
+            raise ValueError(f"norm_eps must be a number in (0, 1), got {norm_eps!r}")
+        if query_scale is not None and (isinstance(query_scale, bool) or not isinstance(query_scale, Real)
+                                        or not 0 < query_scale < math.inf):
+            raise ValueError(f"query_scale must be a positive number or None, got {query_scale!r}")
         if rope_theta is not None:
             if isinstance(rope_theta, bool) or not isinstance(rope_theta, Real) or not 0 < rope_theta < math.inf:
                 raise ValueError(f"rope_theta must be a positive number or None, got {rope_theta!r}")
-            if head_dim % 2: raise ValueError(f"rotary embeddings rotate pairs of features: head_dim={head_dim} "
-                                              f"(d_model={d_model} // n_heads={n_heads}) must be even")
+            if hd % 2: raise ValueError(f"rotary embeddings rotate pairs of features: head_dim={hd}"
+                                        + ("" if head_dim else f" (d_model={d_model} // n_heads={n_heads})") + " must be even")
             rope_theta = float(rope_theta)
         check_bool('qkv_bias', qkv_bias); check_bool('out_bias', out_bias)
         if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
             raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
+        head_dim = hd
         self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = d_model, n_heads, n_kv_heads, head_dim
         self.context_length, self.dropout = context_length, check_dropout(dropout)
-        self.window, self.rope_theta = window, rope_theta
+        self.window, self.rope_theta, self.qk_norm = window, rope_theta, qk_norm
+        self.query_scale = None if query_scale is None else float(query_scale)
         kw = dict(device=device, dtype=dtype)
         self.qkv = nn.Linear(d_model, (n_heads + 2 * n_kv_heads) * head_dim, bias=qkv_bias, **kw)  # q | k | v rows
-        self.out_proj = nn.Linear(d_model, d_model, bias=out_bias, **kw)                          # mixes the heads
+        if qk_norm is not None:  # weights over a head's width, or over the whole query / key projection
+            wq, wk = (head_dim, head_dim) if qk_norm == 'head' else (n_heads * head_dim, n_kv_heads * head_dim)
+            self.q_norm, self.k_norm = _RMSNorm(wq, norm_eps, **kw), _RMSNorm(wk, norm_eps, **kw)
+        self.out_proj = nn.Linear(n_heads * head_dim, d_model, bias=out_bias, **kw)               # mixes the heads
 
     def extra_repr(self):
         s = f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim={self.head_dim}, context_length={self.context_length}"
         if self.n_kv_heads != self.n_heads: s += f", n_kv_heads={self.n_kv_heads}"
         if self.window is not None: s += f", window={self.window}"
         if self.rope_theta is not None: s += f", rope_theta={self.rope_theta:g}"
+        if self.qk_norm is not None: s += f", qk_norm={self.qk_norm!r}"
+        if self.query_scale is not None: s += f", query_scale={self.query_scale:g}"
         return s + f", dropout={self.dropout}"
     def _check_input(self, x, cache, attention_mask, need_weights, explicit):
         "Refuse bad input to `forward`, naming the argument, its value and what was expected."
@@ -245,11 +274,11 @@ class Attention(nn.Module):
             allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
             if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
             qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
-            qg = qg / math.sqrt(d)                                            # scale [.., T, d], not the [.., T, K] scores
+            qg = qg * (self.query_scale or 1 / math.sqrt(d))                   # scale [.., T, d], not the [.., T, K] scores
             ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False)  # [B, Hkv, G, T, d]
             if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
             return ctx.flatten(1, 2), w.flatten(1, 2)
-        sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H)
+        sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H, scale=self.query_scale)
         if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
         if contiguous and K == T and (W is None or T <= W):                   # 3. causal
             return sdpa(q, k, v, is_causal=T > 1), None
@@ -343,8 +372,13 @@ class Attention(nn.Module):
     def project(self, x, valid):
         "Queries, keys and values by heads from the fused projection; a pad's query, key and value are 0 (inert)."
         H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
-        heads = self.qkv(x).unflatten(-1, (H + 2 * Hkv, d)).transpose(1, 2)   # [B, H + 2 Hkv, T, d]: views, no copy
-        q, k, v = heads.split((H, Hkv, Hkv), 1)                               # [B, H, T, d], 2 x [B, Hkv, T, d]
+        if self.qk_norm == 'proj':                                            # OLMo 2: over the whole projections
+            q, k, v = self.qkv(x).split((H * d, Hkv * d, Hkv * d), -1)
+            q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2) for t in (self.q_norm(q), self.k_norm(k), v))
+        else:
+            heads = self.qkv(x).unflatten(-1, (H + 2 * Hkv, d)).transpose(1, 2)  # [B, H + 2 Hkv, T, d]: views, no copy
+            q, k, v = heads.split((H, Hkv, Hkv), 1)                           # [B, H, T, d], 2 x [B, Hkv, T, d]
+            if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)  # Qwen3, Gemma 3: each head's width
         if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
         return q, k, v
 
