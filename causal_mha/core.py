@@ -91,6 +91,8 @@ class Attention(nn.Module):
                  qk_norm:str|None=None, # 'head': RMSNorm of each head's queries and keys (Qwen3, Gemma 3); 'proj': of the whole projections (OLMo 2); None: none
                  norm_eps:float=1e-6, # epsilon of the QK-norm
                  query_scale:float|None=None, # scores are q.k times this (None: 1/sqrt(head_dim)); Gemma: query_pre_attn_scalar ** -0.5
+                 softcap:float|None=None, # Gemma 2's logit soft-capping, scores -> softcap * tanh(scores / softcap); only the written-out route computes it
+                 sinks:bool=False, # attention sinks (gpt-oss): a learned logit per head (parameter `sinks`, [n_heads]) that joins every row's softmax
                  qkv_bias:bool=False, # bias in the fused query/key/value projection
                  out_bias:bool=True, # bias in the output projection
                  device:torch.device|str|None=None, # device of the parameters (as torch's own modules)
@@ -110,6 +112,9 @@ class Attention(nn.Module):
         if query_scale is not None and (isinstance(query_scale, bool) or not isinstance(query_scale, Real)
                                         or not 0 < query_scale < math.inf):
             raise ValueError(f"query_scale must be a positive number or None, got {query_scale!r}")
+        if softcap is not None and (isinstance(softcap, bool) or not isinstance(softcap, Real) or not 0 < softcap < math.inf):
+            raise ValueError(f"softcap must be a positive number or None, got {softcap!r}")
+        check_bool('sinks', sinks)
         if rope_theta is not None:
             if isinstance(rope_theta, bool) or not isinstance(rope_theta, Real) or not 0 < rope_theta < math.inf:
                 raise ValueError(f"rope_theta must be a positive number or None, got {rope_theta!r}")
@@ -124,12 +129,14 @@ class Attention(nn.Module):
         self.context_length, self.dropout = context_length, check_dropout(dropout)
         self.window, self.rope_theta, self.qk_norm = window, rope_theta, qk_norm
         self.query_scale = None if query_scale is None else float(query_scale)
+        self.softcap = None if softcap is None else float(softcap)
         kw = dict(device=device, dtype=dtype)
         self.qkv = nn.Linear(d_model, (n_heads + 2 * n_kv_heads) * head_dim, bias=qkv_bias, **kw)  # q | k | v rows
         if qk_norm is not None:  # weights over a head's width, or over the whole query / key projection
             wq, wk = (head_dim, head_dim) if qk_norm == 'head' else (n_heads * head_dim, n_kv_heads * head_dim)
             self.q_norm, self.k_norm = _RMSNorm(wq, norm_eps, **kw), _RMSNorm(wk, norm_eps, **kw)
         self.out_proj = nn.Linear(n_heads * head_dim, d_model, bias=out_bias, **kw)               # mixes the heads
+        self.sinks = nn.Parameter(torch.zeros(n_heads, **kw)) if sinks else None                 # a logit per head
 
     def extra_repr(self):
         s = f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim={self.head_dim}, context_length={self.context_length}"
@@ -138,6 +145,8 @@ class Attention(nn.Module):
         if self.rope_theta is not None: s += f", rope_theta={self.rope_theta:g}"
         if self.qk_norm is not None: s += f", qk_norm={self.qk_norm!r}"
         if self.query_scale is not None: s += f", query_scale={self.query_scale:g}"
+        if self.softcap is not None: s += f", softcap={self.softcap:g}"
+        if self.sinks is not None: s += ", sinks=True"
         return s + f", dropout={self.dropout}"
     def _check_input(self, x, cache, attention_mask, need_weights, explicit):
         "Refuse bad input to `forward`, naming the argument, its value and what was expected."
@@ -248,7 +257,8 @@ class Attention(nn.Module):
         1. **explicit** (`explicit=True`): section 4.1's `attention(q, k, v, mask)`, scores and softmax written out,
            with the full `[T, K]` mask; returns the weights. The reference every other route is tested against.
            Its value checks are skipped (`validate=False`): the mask gives every row a key, and NaN in `x` is what
-           `scan_inputs` is for, as on every route.
+           `scan_inputs` is for, as on every route. A module with `softcap` always takes this route: the fused
+           kernel cannot cap scores.
         2. **no mask**: `T == 1` and `contiguous`: one new token per sequence, no padding; every key it is given is
            visible (with a window the cache holds at most `window - 1` earlier positions). One
            `scaled_dot_product_attention` call without a mask: the decode step.
@@ -265,24 +275,29 @@ class Attention(nn.Module):
            except with padding *and* a window, where one host synchronisation per call reads where each block's
            window starts.
 
-        Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
+        With `sinks`, every fused call gets one more key, a feature wider in `q` and `k` so that its score is the
+        head's sink logit, with a zero value (`_with_sink`); it sits last, so the causal and per-sequence routes give
+        way to masks. Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
         """
         B, H, T, d = q.shape
         Hkv, K, W = k.shape[1], k.shape[2], self.window
         p = self.dropout if self.training else 0.0
-        if explicit:                                                          # 1. written out (section 4.1)
+        if explicit or self.softcap is not None:                             # 1. written out (section 4.1)
             allowed = self.mask(q_pos, k_pos, W)                              # [T, K] or [B, T, K]
             if allowed.ndim == 3: allowed = allowed[:, None, None]            # [B, 1, 1, T, K]
             qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
             qg = qg * (self.query_scale or 1 / math.sqrt(d))                   # scale [.., T, d], not the [.., T, K] scores
-            ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False)  # [B, Hkv, G, T, d]
+            sinks = None if self.sinks is None else self.sinks.view(Hkv, H // Hkv, 1, 1)
+            ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False,
+                               softcap=self.softcap, sinks=sinks)             # [B, Hkv, G, T, d], [B, Hkv, G, T, K]
             if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
             return ctx.flatten(1, 2), w.flatten(1, 2)
         sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H, scale=self.query_scale)
+        if self.sinks is not None: q, k, v, sdpa = self._with_sink(q, k, v, sdpa)  # a sink key each kernel call sees
         if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
-        if contiguous and K == T and (W is None or T <= W):                   # 3. causal
+        if contiguous and K == T and (W is None or T <= W) and self.sinks is None:  # 3. causal
             return sdpa(q, k, v, is_causal=T > 1), None
-        runs = (self._real_runs(q_pos) if K == T and W is None and q_pos.ndim == 2 and T > self.block_size
+        runs = (self._real_runs(q_pos) if K == T and W is None and q_pos.ndim == 2 and T > self.block_size and self.sinks is None
                 and not (q.is_meta or torch.compiler.is_compiling()) else None)
         if runs is not None:                                                  # 4. per sequence
             ctx = q.new_zeros(B, T, H, d)                                     # a pad's context is 0 (its output is 0)
@@ -304,6 +319,19 @@ class Attention(nn.Module):
             if ctx is None: return out, None
             ctx[:, t0:t0 + S] = out.transpose(1, 2)
         return ctx.transpose(1, 2), None
+
+    def _with_sink(self, q, k, v, sdpa):
+        "Sinks on the fused kernel: a key of one more feature whose score is the head's sink logit, and a zero value."
+        B, H, T, d = q.shape; Hkv = k.shape[1]
+        scale = self.query_scale or d ** -0.5
+        q = torch.cat((q, (self.sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)), -1)  # [B, H, T, d+1]
+        k = F.pad(k, (0, 1))                                                  # [B, Hkv, K, d+1]: real keys score q.k
+        sink_k = F.pad(k.new_ones(B, Hkv, 1, 1), (d, 0))                     # [0, .., 0, 1]: scores the sink logit
+        def call(q, k, v, attn_mask=None, is_causal=False):
+            assert not is_causal                                              # the sink key is last: masks, not is_causal
+            m = None if attn_mask is None else F.pad(attn_mask, (0, 1), value=True)
+            return sdpa(q, torch.cat((k, sink_k), 2), F.pad(v, (0, 0, 0, 1)), attn_mask=m, scale=scale)
+        return q, k, v, call
 
     @staticmethod
     def _real_runs(q_pos):
