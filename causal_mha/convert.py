@@ -110,8 +110,13 @@ def _weights(attn:Attention, fmt:str, plain:bool=True) -> tuple:
     if plain:
         for name, what, used in (('n_kv_heads', 'grouped key/value heads', attn.n_kv_heads != attn.n_heads),
                                  ('window', 'sliding window', attn.window is not None),
-                                 ('rope_theta', 'rotary positions', attn.rope_theta is not None)):
-            if used: raise ValueError(f"{fmt} has no {what}: this Attention has {name}={getattr(attn, name)}, so "
+                                 ('rope_theta', 'rotary positions', attn.rope_theta is not None),
+                                 ('head_dim', 'head width apart from the model width', attn.n_heads * attn.head_dim != attn.d_model),
+                                 ('qk_norm', 'QK-norm', attn.qk_norm is not None),
+                                 ('query_scale', 'score scale but 1/sqrt(head_dim)', attn.query_scale is not None),
+                                 ('softcap', 'logit soft-capping', attn.softcap is not None),
+                                 ('sinks', 'attention sinks', attn.sinks is not None)):
+            if used: raise ValueError(f"{fmt} has no {what}: this Attention has {name}={True if name == 'sinks' else getattr(attn, name)}, so "
                                       f"{fmt} would compute another function")
     p = {k: v.detach().clone() for k, v in attn.state_dict().items()}
     return p['qkv.weight'], p.get('qkv.bias'), p['out_proj.weight'], p.get('out_proj.bias')
@@ -273,18 +278,25 @@ def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2A
                window:int|None=None, # `config.sliding_window` where the model applies it (Mistral), else None
                rope_theta:float|None=10000.0, # `config.rope_parameters['rope_theta']` (default rope type only)
                dropout:float=0.0, # `config.attention_dropout`
+               *,
+               query_scale:float|None=None, # `config.query_pre_attn_scalar ** -0.5` (Gemma), else None: 1/sqrt(head_dim)
+               softcap:float|None=None, # `config.attn_logit_softcapping` (Gemma 2), else None
               ) -> Attention: # the same attention function
-    "An `Attention` computing what a Hugging Face Llama-style attention (grouped kv heads, RoPE) computes with these weights."
+    """An `Attention` computing what a Hugging Face Llama-style attention computes with these weights: grouped kv heads,
+    RoPE, and what later families add to the same layout: a head width apart from the hidden size (Qwen3, Gemma 3;
+    read from `q_proj.weight`), QK-norm weights (`q_norm.weight`, `k_norm.weight`: per head, or over the whole
+    projection as OLMo 2), attention sinks (`sinks`, gpt-oss)."""
     fmt, names = 'Llama-style attention', ('q_proj', 'k_proj', 'v_proj')
     sd = _state(state_dict, fmt, _LLAMA, tuple(f'{n}.weight' for n in names) + ('o_proj.weight',),
-                tuple(f'{n}.bias' for n in names) + ('o_proj.bias',))
-    wq, wk = sd['q_proj.weight'], sd['k_proj.weight']
-    if wq.ndim != 2 or wq.shape[0] != wq.shape[1]:
-        raise ValueError(f"{fmt} state_dict: q_proj.weight has shape {list(wq.shape)}, expected [D, D]: Attention needs "
-                         f"n_heads * head_dim == hidden size (head_dim = D // n_heads)")
-    D = wq.shape[0]
-    n_heads = _heads(n_heads, D, fmt, 'q_proj.weight', wq.shape)
-    d = D // n_heads
+                tuple(f'{n}.bias' for n in names) + ('o_proj.bias', 'q_norm.weight', 'k_norm.weight', 'sinks'))
+    wq, wk, wo = sd['q_proj.weight'], sd['k_proj.weight'], sd['o_proj.weight']
+    if wq.ndim != 2 or wo.ndim != 2 or wo.shape != (wq.shape[1], wq.shape[0]):
+        raise ValueError(f"{fmt} state_dict: q_proj.weight {list(wq.shape)} and o_proj.weight {list(wo.shape)} must be "
+                         f"[H*d, D] and [D, H*d]")
+    D, Hd = wq.shape[1], wq.shape[0]
+    n_heads = check_int('n_heads', n_heads, 1)
+    if Hd % n_heads: raise ValueError(f"n_heads={n_heads} must divide q_proj.weight's {Hd} rows (n_heads * head_dim)")
+    d = Hd // n_heads
     Hkv = wk.shape[0] // d if wk.ndim == 2 else 0
     if wk.ndim != 2 or wk.shape[1] != D or wk.shape[0] % d or Hkv == 0 or n_heads % Hkv:
         raise ValueError(f"{fmt} state_dict: k_proj.weight has shape {list(wk.shape)}, expected [n_kv_heads * {d}, {D}] "
@@ -293,15 +305,26 @@ def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2A
         raise ValueError(f"n_kv_heads={n_kv_heads} but the {fmt} state_dict's k_proj.weight {list(wk.shape)} holds "
                          f"{Hkv} heads of width {d}")
     _shape(sd, 'v_proj.weight', wk.shape, fmt, ' (the shape of k_proj.weight)')
-    _shape(sd, 'o_proj.weight', [D, D], fmt)
     qkv_bias = _bias_set(sd, [f'{n}.bias' for n in names], fmt, 'q_proj, k_proj and v_proj')
-    for k, n in (('q_proj.bias', D), ('k_proj.bias', Hkv * d), ('v_proj.bias', Hkv * d), ('o_proj.bias', D)):
+    for k, n in (('q_proj.bias', Hd), ('k_proj.bias', Hkv * d), ('v_proj.bias', Hkv * d), ('o_proj.bias', D)):
         if k in sd: _shape(sd, k, [n], fmt)
-    p = {'qkv.weight': torch.cat([sd[f'{n}.weight'] for n in names]), 'out_proj.weight': sd['o_proj.weight']}
+    if ('q_norm.weight' in sd) != ('k_norm.weight' in sd):
+        raise ValueError(f"{fmt} state_dict: q_norm.weight and k_norm.weight come together, found only "
+                         f"{'q_norm.weight' if 'q_norm.weight' in sd else 'k_norm.weight'}")
+    qk_norm = None
+    if 'q_norm.weight' in sd:   # per head ([d], Qwen3, Gemma 3) or over the whole projections ([H*d], OLMo 2)
+        qk_norm = 'head' if sd['q_norm.weight'].shape == (d,) else 'proj'
+        _shape(sd, 'q_norm.weight', [d] if qk_norm == 'head' else [Hd], fmt)
+        _shape(sd, 'k_norm.weight', [d] if qk_norm == 'head' else [Hkv * d], fmt)
+    if 'sinks' in sd: _shape(sd, 'sinks', [n_heads], fmt)
+    p = {'qkv.weight': torch.cat([sd[f'{n}.weight'] for n in names]), 'out_proj.weight': wo}
     if qkv_bias: p['qkv.bias'] = torch.cat([sd[f'{n}.bias'] for n in names])
     if 'o_proj.bias' in sd: p['out_proj.bias'] = sd['o_proj.bias']
+    for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):
+        if k in sd: p[k] = sd[k]
     return _build(D, n_heads, check_int('context_length', context_length, 1), dropout, p, n_kv_heads=Hkv,
-                  window=window, rope_theta=rope_theta, qkv_bias=qkv_bias, out_bias='o_proj.bias' in sd)
+                  window=window, rope_theta=rope_theta, qkv_bias=qkv_bias, out_bias='o_proj.bias' in sd,
+                  head_dim=d, qk_norm=qk_norm, query_scale=query_scale, softcap=softcap, sinks='sinks' in sd)
 
 def to_llama(attn:Attention, # any Attention (window and rope_theta are config, not weights)
             ) -> dict: # the state_dict of a Llama-style attention with attn's heads and biases
@@ -314,4 +337,6 @@ def to_llama(attn:Attention, # any Attention (window and rope_theta are config, 
         if bi is not None: sd[f'{name}.bias'] = bi
     sd['o_proj.weight'] = wo
     if bo is not None: sd['o_proj.bias'] = bo
+    for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):                     # QK-norm and sinks, where attn has them
+        if k in attn.state_dict(): sd[k] = attn.state_dict()[k].detach().clone()
     return sd
