@@ -61,8 +61,9 @@ class Attention(nn.Module):
 
     The chapter's module (section 4.8): one fused `qkv` projection, `n_heads` heads of width `D // n_heads`, a causal
     mask, dropout on the weights while training, and `out_proj`. Beyond the chapter it takes grouped key/value heads
-    (`n_kv_heads`), a sliding window (`window`), rotary positions (`rope_theta`) and padded batches
-    (`attention_mask`). It builds no `[context_length, context_length]` buffer: masks are made per call, only as large
+    (`n_kv_heads`), a sliding window (`window`), rotary positions (`rope_theta`), padded batches (`attention_mask`),
+    and what later families add: a head width apart from the model's (`head_dim`), QK-norm (`qk_norm`), another score
+    scale (`query_scale`), logit soft-capping (`softcap`) and attention sinks (`sinks`). It builds no `[context_length, context_length]` buffer: masks are made per call, only as large
     as the call needs, and none on the fast path of a fresh block or of one decoded token.
 
     Attributes:
@@ -72,9 +73,9 @@ class Attention(nn.Module):
     Raises:
         ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads` (without
             `head_dim`), `n_kv_heads` does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta` or
-            `query_scale` is not a positive number, `norm_eps` is outside (0, 1), `qk_norm` is not 'head', 'proj' or
-            None, or the head width is odd with rotary embeddings.
-        TypeError: `qkv_bias` or `out_bias` is not a bool, or `dtype` is not a floating dtype.
+            `query_scale` or `softcap` is not a positive number, `norm_eps` is outside (0, 1), `qk_norm` is not
+            'head', 'proj' or None, or the head width is odd with rotary embeddings.
+        TypeError: `qkv_bias`, `out_bias` or `sinks` is not a bool, or `dtype` is not a floating dtype.
     """
     scan_inputs = False
 
