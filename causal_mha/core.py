@@ -277,7 +277,7 @@ class Attention(nn.Module):
            window starts.
 
         With `sinks`, every fused call gets one more key, a feature wider in `q` and `k` so that its score is the
-        head's sink logit, with a zero value (`_with_sink`); it sits last, so the causal and per-sequence routes give
+        head's sink logit, with a zero value (`with_sink`); it sits last, so the causal and per-sequence routes give
         way to masks. Dropout (training) is applied to the weights on every route (`dropout_p` of the fused kernel).
         """
         B, H, T, d = q.shape
@@ -294,7 +294,7 @@ class Attention(nn.Module):
             if p: w = F.dropout(w, p); ctx = w @ vg                           # dropout on the weights (4.6)
             return ctx.flatten(1, 2), w.flatten(1, 2)
         sdpa = partial(F.scaled_dot_product_attention, dropout_p=p, enable_gqa=Hkv != H, scale=self.query_scale)
-        if self.sinks is not None: q, k, v, sdpa = self._with_sink(q, k, v, sdpa)  # a sink key each kernel call sees
+        if self.sinks is not None: q, k, v, sdpa = self.with_sink(q, k, v, sdpa)  # a sink key each kernel call sees
         if contiguous and T == 1: return sdpa(q, k, v), None                  # 2. no mask
         if contiguous and K == T and (W is None or T <= W) and self.sinks is None:  # 3. causal
             return sdpa(q, k, v, is_causal=T > 1), None
@@ -321,7 +321,12 @@ class Attention(nn.Module):
             ctx[:, t0:t0 + S] = out.transpose(1, 2)
         return ctx.transpose(1, 2), None
 
-    def _with_sink(self, q, k, v, sdpa):
+    def with_sink(self,
+                  q:Tensor, # [B, H, T, d] queries
+                  k:Tensor, # [B, Hkv, K, d] keys
+                  v:Tensor, # [B, Hkv, K, d] values
+                  sdpa, # the kernel call to extend, e.g. `F.scaled_dot_product_attention` (with fixed keywords)
+                 ) -> tuple: # (q, k, v, call): call(q, k, v, attn_mask) adds the sink key to each call's keys
         "Sinks on the fused kernel: a key of one more feature whose score is the head's sink logit, and a zero value."
         B, H, T, d = q.shape; Hkv = k.shape[1]
         scale = self.query_scale or d ** -0.5
@@ -330,7 +335,7 @@ class Attention(nn.Module):
         sink_k = F.pad(k.new_ones(B, Hkv, 1, 1), (d, 0))                     # [0, .., 0, 1]: scores the sink logit
         def call(q, k, v, attn_mask=None, is_causal=False):
             assert not is_causal                                              # the sink key is last: masks, not is_causal
-            m = None if attn_mask is None else F.pad(attn_mask, (0, 1), value=True)
+            m = None if attn_mask is None else F.pad(attn_mask, (0, 1), value=True if attn_mask.dtype == torch.bool else 0.0)
             return sdpa(q, torch.cat((k, sink_k), 2), F.pad(v, (0, 0, 0, 1)), attn_mask=m, scale=scale)
         return q, k, v, call
 

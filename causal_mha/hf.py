@@ -4,6 +4,7 @@
 
 # %% ../nbs/16_hf.ipynb #7a5c8529
 from __future__ import annotations
+from functools import partial
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
@@ -48,7 +49,7 @@ class HFAttention(nn.Module):
     `swap_attention` builds one per layer.
 
     Raises:
-        ValueError: `attn` has `softcap` or `sinks`; the model runs another attention implementation than 'sdpa' or 'eager'; `output_attentions` is
+        ValueError: `attn` has `softcap`; the model runs another attention implementation than 'sdpa' or 'eager'; `output_attentions` is
             requested; the mask does not fit this layer's queries and keys (a mask wider than the new tokens without
             the cache of the earlier ones); a rotary layer gets no `position_ids`; cross-attention inputs.
         TypeError: the mask is not a tensor (flex attention's `BlockMask`); the cache is not a transformers `Cache`.
@@ -62,9 +63,9 @@ class HFAttention(nn.Module):
                 ):
         super().__init__()
         if not isinstance(attn, Attention): raise TypeError(f"attn must be a causal_mha.Attention, got {type(attn).__name__}")
-        for name, on in (('softcap', attn.softcap is not None), ('sinks', attn.sinks is not None)):
-            if on: raise ValueError(f"attn has {name}: HFAttention calls the fused kernel under the model's mask, which "
-                                    f"computes neither soft-capping nor sinks, so it would compute another function")
+        if attn.softcap is not None:
+            raise ValueError(f"attn has softcap: HFAttention calls the fused kernel under the model's mask, which "
+                             f"does not soft-cap logits, so it would compute another function")
         if isinstance(layer_idx, bool) or not isinstance(layer_idx, int) or layer_idx < 0:
             raise ValueError(f"layer_idx must be an int >= 0 (the layer's index in the model's cache), got {layer_idx!r}")
         self.attn, self.layer_idx, self.config = attn, layer_idx, config
@@ -90,6 +91,10 @@ class HFAttention(nn.Module):
         if output_attentions or (output_attentions is None and self.config.output_attentions):
             raise ValueError("output_attentions=True: HFAttention returns no attention weights (its fused kernel "
                              "computes none); run the original model for them")
+        if impl == 'eager' and isinstance(attention_mask, Tensor) and attention_mask.dtype == torch.bool:
+            raise ValueError("attention_mask is a bool mask, but the model runs eager attention, which adds its mask to "
+                             "the scores (a bool mask would add 1 and 0): pass the additive form (0 where a query may "
+                             "attend, a large negative number elsewhere), or run the model with attn_implementation='sdpa'")
         cache = past_key_values if cache is None else cache
         if cache is not None and not callable(getattr(cache, 'update', None)):
             raise TypeError(f"the cache must be a transformers Cache (DynamicCache, ...), got {type(cache).__name__}")
@@ -103,17 +108,20 @@ class HFAttention(nn.Module):
             if position_ids is None: raise ValueError("position_ids is None: a rotary layer needs the model's positions")
             q, k = a.rope(q, position_ids, a.rope_theta), a.rope(k, position_ids, a.rope_theta)
         if cache is not None: k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)  # [B, Hkv, K, d]: cached + new
-        mask, causal = _layer_mask(attention_mask, B, T, k.shape[2], a.window, hidden_states.device)
-        ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=H != Hkv,
-                                             scale=a.query_scale, dropout_p=a.dropout if self.training else 0.0)  # [B, H, T, d]
+        K = k.shape[2]
+        mask, causal = _layer_mask(attention_mask, B, T, K, a.window, hidden_states.device)
+        sdpa = partial(F.scaled_dot_product_attention, enable_gqa=H != Hkv, scale=a.query_scale,
+                       dropout_p=a.dropout if self.training else 0.0)
+        if a.sinks is not None:  # NEW gpt-oss: the sink as one more key, under the model's mask (spelled out if implied)
+            if causal: mask = Attention.mask(torch.arange(K - T, K, device=k.device), torch.arange(K, device=k.device))
+            q, k, v, sdpa = a.with_sink(q, k, v, sdpa); causal = False
+        ctx = sdpa(q, k, v, attn_mask=mask) if not causal else sdpa(q, k, v, is_causal=True)  # [B, H, T, d]
         return self.out_dropout(a.out_proj(merge_heads(ctx))), None
 
 # %% ../nbs/16_hf.ipynb #f2b87aa0
 _FAMILIES = {'gpt2': 'GPT2Attention', 'llama': 'LlamaAttention', 'mistral': 'MistralAttention', 'qwen2': 'Qwen2Attention',
-             'qwen3': 'Qwen3Attention', 'gemma3_text': 'Gemma3Attention'}
+             'qwen3': 'Qwen3Attention', 'gemma3_text': 'Gemma3Attention', 'gpt_oss': 'GptOssAttention'}
 _REFUSED = {  # families whose attention computes what Attention does not: refused by name
-    'gpt_oss': "attention sinks are not supported by the adapter (a learned per-head logit that joins the softmax: "
-               "HFAttention calls the fused kernel under the model's mask, which has no place for it)",
     'deepseek_v3': "multi-head latent attention is not supported: the model's cache stores per-head keys and values, "
                    "while causal_mha.latent.LatentAttention keeps the latent and the rope key in its own LatentCache "
                    "and has no padding support",
@@ -141,7 +149,7 @@ def _convert(old:nn.Module, cfg) -> HFAttention:
     for key in sorted(set(rope) - {'rope_type', 'rope_theta'}):
         _refuse(cfg, f"{where}[{key!r}]", rope[key], "Attention.rope rotates every feature pair by theta alone")
     window = old.sliding_window if hasattr(old, 'sliding_window') else getattr(cfg, 'sliding_window', None)
-    if cfg.model_type in ('qwen3', 'gemma3_text'):
+    if cfg.model_type in ('qwen3', 'gemma3_text', 'gpt_oss'):  # a head width of their own; QK-norm; sinks (gpt-oss)
         gemma = cfg.model_type == 'gemma3_text'
         if gemma:
             if cfg.attn_logit_softcapping is not None:
@@ -158,7 +166,8 @@ def _convert(old:nn.Module, cfg) -> HFAttention:
         attn = from_llama(sd, cfg.num_attention_heads, cfg.max_position_embeddings, cfg.num_key_value_heads, window,
                           rope['rope_theta'], cfg.attention_dropout,
                           query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None)
-        for norm in (attn.q_norm, attn.k_norm): norm.eps = cfg.rms_norm_eps   # the model's epsilon (not a weight)
+        if attn.qk_norm:
+            for norm in (attn.q_norm, attn.k_norm): norm.eps = cfg.rms_norm_eps  # the model's epsilon (not a weight)
         return HFAttention(attn, old.layer_idx, cfg, norm_in_float32=gemma)
     if old.head_dim * cfg.num_attention_heads != cfg.hidden_size:
         _refuse(cfg, 'head_dim', old.head_dim, f"Attention's head width is hidden_size // num_attention_heads = "
@@ -167,7 +176,7 @@ def _convert(old:nn.Module, cfg) -> HFAttention:
                       window, rope['rope_theta'], cfg.attention_dropout)
     return HFAttention(attn, old.layer_idx, cfg)
 
-def swap_attention(model:nn.Module, # a transformers GPT-2, Llama, Mistral, Qwen2, Qwen3 or Gemma 3 text model (`...ForCausalLM`, ...)
+def swap_attention(model:nn.Module, # a transformers GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3 text or gpt-oss model (`...ForCausalLM`, ...)
                   ) -> nn.Module: # the same model, every attention layer replaced by an `HFAttention`
     """Replace every attention layer of `model`, in place, by an `HFAttention` around its converted weights.
 
@@ -180,7 +189,7 @@ def swap_attention(model:nn.Module, # a transformers GPT-2, Llama, Mistral, Qwen
         TypeError: `model` has no transformers config.
         ValueError: another model family, attention implementation or a setting `Attention` does not compute, named
             (GPT-2's `scale_attn_by_inverse_layer_idx` or `reorder_and_upcast_attn`, a RoPE type other than the default,
-            Gemma's `attn_logit_softcapping`, gpt-oss's attention sinks, DeepSeek-V3's latent attention, ...).
+            Gemma's `attn_logit_softcapping`, DeepSeek-V3's latent attention, ...).
     """
     cfg = getattr(model, 'config', None)
     if not isinstance(model, nn.Module) or not hasattr(cfg, 'model_type'):
