@@ -106,7 +106,7 @@ class HFAttention(nn.Module):
         if a.qk_norm == 'head': q, k = self.qk_norm(a.q_norm, q), self.qk_norm(a.k_norm, k)  # NEW Qwen3, Gemma 3: per head
         if a.rope_theta is not None:
             if position_ids is None: raise ValueError("position_ids is None: a rotary layer needs the model's positions")
-            q, k = a.rope(q, position_ids, a.rope_theta), a.rope(k, position_ids, a.rope_theta)
+            q, k = a.rope_qk(q, k, position_ids)              # the angles once, for queries and keys
         if cache is not None: k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)  # [B, Hkv, K, d]: cached + new
         K = k.shape[2]
         mask, causal = _layer_mask(attention_mask, B, T, K, a.window, hidden_states.device)

@@ -124,8 +124,8 @@ class LatentAttention(nn.Module):
         q_nope, q_rope = q.view(B, T, H, dn + dr).transpose(1, 2).split([dn, dr], -1)   # [B, H, T, dn], [B, H, T, dr]
         latent, k_rope = self.kv_a_proj_with_mqa(x).split([r, dr], -1)                  # [B, T, r], [B, T, dr]
         latent = self.kv_a_layernorm(latent)
-        q_rope = Attention.rope(q_rope, pos, self.rope_theta)
-        k_rope = Attention.rope(k_rope[:, None], pos, self.rope_theta)[:, 0]             # one rope key for all heads
+        cos, sin = Attention.rope_angles(pos, dr, self.rope_theta, q_rope.dtype)          # once, for queries and keys
+        q_rope, k_rope = Attention.rotate(q_rope, cos, sin), Attention.rotate(k_rope, cos, sin)  # k_rope: one for all heads
         if cache is not None: latent, k_rope = cache.append(latent, k_rope)             # [B, S, r], [B, S, dr]
         allowed = Attention.mask(pos, torch.arange(latent.shape[1], device=x.device))  # [T, S]
         return (self.attend_absorbed if absorb else self.attend)(q_nope, q_rope, latent, k_rope, allowed)
