@@ -45,6 +45,27 @@ def _refuse_stale(ctx, cache, k, v):
     ctx.register_hook(check)  # runs when backward reaches this block's attention, before its kernel's backward
     return ctx
 
+def _check_mask(m, x, cache) -> Tensor:
+    "`attention_mask` checked against `x` [B, T, ...] and returned as bool [B, T] (True = real token)."
+    B, T = x.shape[:2]
+    if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
+        raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
+                        f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
+    if tuple(m.shape) != (B, T):
+        raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
+                         f"got {list(m.shape)}")
+    if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
+    checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks: data-dependent branches, need data
+    if m.dtype != torch.bool:
+        if checking and not ((m == 0) | (m == 1)).all():
+            raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
+                             f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
+        m = m.bool()
+    if checking and cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
+        raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
+                         f"every sequence needs at least one")
+    return m
+
 class _RMSNorm(nn.Module):
     "RMSNorm over the last axis, `weight * x / rms(x)`, computed in at least float32 (as Hugging Face's models do)."
     def __init__(self, width, eps, device=None, dtype=None):
@@ -176,26 +197,7 @@ class Attention(nn.Module):
             if cache.owner is not None and cache.owner is not self:
                 raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); "
                                  f"use one KVCache per attention layer, or call cache.reset()")
-        valid = None
-        if attention_mask is not None:
-            m = attention_mask
-            if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
-                raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
-                                f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
-            if tuple(m.shape) != (B, T):
-                raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
-                                 f"got {list(m.shape)}")
-            if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
-            checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks: data-dependent branches, need data
-            if m.dtype != torch.bool:
-                if checking and not ((m == 0) | (m == 1)).all():
-                    raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
-                                     f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
-                m = m.bool()
-            if checking and cache is None and not m.any(1).all():  # (with a cache a block may be all padding: left-padded chunks)
-                raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
-                                 f"every sequence needs at least one")
-            valid = m
+        valid = None if attention_mask is None else _check_mask(attention_mask, x, cache)
         if self.scan_inputs: check_finite(x)
         return valid
 
@@ -394,7 +396,8 @@ class Attention(nn.Module):
         if valid is not None: out, w = self.zero_pads(out, w, valid)
         return (out, w) if need_weights else out
 
-    def positions(self, x, cache, valid):
+    @staticmethod
+    def positions(x, cache, valid):
         "Each new token's position among its sequence's real tokens ([T] without padding, else [B, T]; -1 at pads)."
         B, T, seen = x.shape[0], x.shape[1], (0 if cache is None else cache.n_seen)
         if valid is None and (cache is None or not cache.padded):
@@ -447,7 +450,8 @@ class KVCache:
     padding and each token's position among the real tokens, so later calls pass only their own `attention_mask`.
     With a sliding window of `W` it keeps only the positions later queries can still see (`W - 1` without padding).
 
-    Storage: a ring buffer of slots `[B, Hkv, C, d]` that keys/values are written into in place. Without a window
+    Storage: ring buffers of slots, `[B, Hkv, C, d]` for keys and `[B, Hkv, C, d_v]` for values (`d_v`, the values'
+    width, may differ from the keys', as in DeepSeek's models), that keys/values are written into in place. Without a window
     it grows by doubling (capped at the layer's `context_length`), so the past is copied `O(log T)` times; with a
     window it is a ring of about `W` slots and a decode step overwrites the oldest slot. `differentiable=True`
     instead builds new tensors every call, so that autograd can reach every cached position.
@@ -530,13 +534,15 @@ class KVCache:
                 f"n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype}"
                 f"{', differentiable=True' if self.differentiable else ''})")
 
-    def _check(self, batch_size, n_heads, head_dim, dtype, device, what='k_new has'):
+    def _check(self, batch_size, n_heads, head_dim, dtype, device, what='k_new has', v_dim=None):
         "Raise a `ValueError` naming both values unless keys/values of this kind can join the cached ones."
-        k = self._k
-        if k is None or (k.shape[0], k.shape[1], k.shape[3], k.dtype, k.device) == (batch_size, n_heads, head_dim, dtype, device):
+        k, v_dim = self._k, head_dim if v_dim is None else v_dim
+        if k is None or (k.shape[0], k.shape[1], k.shape[3], self._v.shape[3], k.dtype, k.device) == (
+                batch_size, n_heads, head_dim, v_dim, dtype, device):
             return
         for name, mine, new in (('batch_size', self.batch_size, batch_size), ('n_heads', self.n_heads, n_heads),
-                                ('head_dim', self.head_dim, head_dim), ('dtype', self.dtype, dtype),
+                                ('head_dim', self.head_dim, head_dim), ('value width', self._v.shape[3], v_dim),
+                                ('dtype', self.dtype, dtype),
                                 ('device', self.device, torch.device(device))):
             if mine != new:
                 raise ValueError(f"{what} {name}={new} but the cache holds {name}={mine}; use one KVCache per "
@@ -560,11 +566,11 @@ class KVCache:
         if h + L <= C: return t.narrow(dim, h, L)
         return torch.cat((t.narrow(dim, h, C - h), t.narrow(dim, 0, h + L - C)), dim)
 
-    def _realloc(self, cap, like):
+    def _realloc(self, cap, k_like, v_like):
         "Move the held slots, oldest first, into new buffers of `cap` slots (free slots at position -1)."
-        B, H, _, d = like.shape
+        (B, H, _, d), dv, like = k_like.shape, v_like.shape[3], k_like
         L = self._len
-        k, v = like.new_zeros(B, H, cap, d), like.new_zeros(B, H, cap, d)
+        k, v = like.new_zeros(B, H, cap, d), like.new_zeros(B, H, cap, dv)
         p = None if self._pos is None else torch.full((B, cap), -1, dtype=torch.long, device=like.device)
         if L:
             k[:, :, :L] = self._fifo(self._k); v[:, :, :L] = self._fifo(self._v)
@@ -595,11 +601,12 @@ class KVCache:
                max_length:int|None=None, # refuse to hold more than this many positions (the module's context_length)
                ordered:bool=False, # return the slots oldest first even when the ring has wrapped (a copy)
                commit:bool=True, # make the write permanent now; False: until `commit()` (a failed call is undone)
-              ) -> tuple: # (k, v, pos, complete): keys/values [B, Hkv, K, d] to attend over, their positions ([K]
+              ) -> tuple: # (k, v, pos, complete): keys [B, Hkv, K, d] and values [B, Hkv, K, d_v] to attend over, their positions ([K]
                           # without padding, [B, K] with it), and whether all K slots are held positions
         "Append `n` positions and return the keys/values to attend over: the held ones and the new ones."
-        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or k_new.shape != v_new.shape:
-            raise ValueError(f"k_new and v_new must be tensors of one shape [B, H, n, d], got {shape_of(k_new)} and {shape_of(v_new)}")
+        if (not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or v_new.ndim != 4
+                or k_new.shape[:3] != v_new.shape[:3]):
+            raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, d_v], got {shape_of(k_new)} and {shape_of(v_new)}")
         if k_new.dtype != v_new.dtype or k_new.device != v_new.device:
             raise ValueError(f"k_new and v_new must share dtype and device, got {k_new.dtype} on {k_new.device} "
                              f"and {v_new.dtype} on {v_new.device}")
@@ -613,7 +620,7 @@ class KVCache:
         """`update` after its argument checks (`Attention` checks its input once, then calls this).
         `positions=False`: no positions returned where every returned slot is held and there is no padding."""
         B, H, n, d = k_new.shape
-        self._check(B, H, d, k_new.dtype, k_new.device)
+        self._check(B, H, d, k_new.dtype, k_new.device, v_dim=v_new.shape[3])
         self._discard()
         dev = k_new.device
         if pos is None: pos = torch.arange(self.n_seen, self.n_seen + n, device=dev)
@@ -638,10 +645,10 @@ class KVCache:
             C = self.capacity
             if (C and not torch.compiler.is_compiling() and self._k.is_inference()
                     and not torch.is_inference_mode_enabled()):
-                self._realloc(C, k_new)  # filled under inference_mode: such tensors cannot be written outside it
+                self._realloc(C, k_new, v_new)  # filled under inference_mode: such tensors cannot be written outside it
             if L + n > C:  # grow: doubling without a window (capped at max_length), just enough with one
                 C = L + n if window is not None else max(L + n, 2 * C if max_length is None else min(2 * C, max_length))
-                self._realloc(C, k_new)
+                self._realloc(C, k_new, v_new)
             lo = (self._head + L) % C
             for buf, new in ((self._k, k_new), (self._v, v_new), (self._pos, pos))[:3 if padded else 2]:
                 dim, m = (2 if buf.ndim == 4 else 1), min(n, C - lo)             # into free slots of the ring
@@ -693,6 +700,6 @@ class KVCache:
             if self._pos is not None: self._pos[:, (self._head + torch.arange(drop, device=self._pos.device)) % C] = -1
             self._head, self._len = (self._head + drop) % C, S
         target = max(S, min(max(window, S + 1), max_length or window + S))  # a ring of about `window` slots
-        if C != target: self._realloc(target, self._k)
+        if C != target: self._realloc(target, self._k, self._v)
 
 _document(KVCache, KVCache.__init__); _document(KVCache.update)

@@ -9,75 +9,74 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from numbers import Real
-from .core import Attention
-from .ground import check_int, check_bool, shape_of
+from .core import Attention, KVCache, _check_mask, _document, _refuse_stale
+from .ground import check_int, check_bool, shape_of, merge_heads
 
 # %% auto #0
 __all__ = ['LatentCache', 'LatentAttention']
 
 # %% ../nbs/18_latent.ipynb #f002b0f9
-class LatentCache:
-    """What multi-head latent attention caches: per position, the normalised latent `[B, S, kv_lora_rank]` and the
-    rotated rope key `[B, S, qk_rope_head_dim]`, shared by all heads. Nothing per head is stored.
+class LatentCache(KVCache):
+    """What multi-head latent attention caches: per position one key of `kv_lora_rank + qk_rope_head_dim` features
+    shared by every head, the normalised latent followed by the rotated rope key. Nothing per head is stored.
+
+    In its absorbed form (below) MLA is multi-query attention whose one key is `[latent, k_rope]` and whose one value
+    is the latent, that key's first `kv_lora_rank` features. So this is a `KVCache` holding that key as its one key
+    head, with values of width 0, and it inherits what `KVCache` does: in-place buffers that grow by doubling (capped at
+    the module's `context_length`), a write staged until the call completes, padded batches (each position among
+    its sequence's real tokens), `reorder` for beam search, and `differentiable=True`.
 
     Attributes:
-        latent: `[B, S, kv_lora_rank]` or None before the first call.
-        k_rope: `[B, S, qk_rope_head_dim]` or None before the first call.
+        latent: `[B, S, kv_lora_rank]` the held latents, oldest first (a view of the buffer), or None when empty.
+        k_rope: `[B, S, qk_rope_head_dim]` the held rotated rope keys (a view), or None when empty.
     """
-    def __init__(self): self.latent, self.k_rope = None, None
-    def __len__(self): return 0 if self.latent is None else self.latent.shape[1]
-    @property
-    def nbytes(self) -> int:
-        "Bytes held: the latent and the rope key of every position."
-        return 0 if self.latent is None else self.latent.nbytes + self.k_rope.nbytes
-    def __repr__(self):
-        if self.latent is None: return "LatentCache(empty)"
-        return f"LatentCache(positions={len(self)}, latent={list(self.latent.shape)}, k_rope={list(self.k_rope.shape)}, {self.nbytes:,} bytes)"
+    kv_lora_rank = None  # the latent's width, set by the module that fills the cache
 
-    def append(self, latent:Tensor, # [B, T, kv_lora_rank] this call's latents
-               k_rope:Tensor, # [B, T, qk_rope_head_dim] this call's rotated rope keys
-              ) -> tuple: # (latent [B, S, r], k_rope [B, S, dr]): every position held, this call's last
-        "Add `T` positions and return all `S` held."
-        if self.latent is None: self.latent, self.k_rope = latent, k_rope
-        else:
-            held = (self.latent.shape[0], self.latent.shape[2], self.k_rope.shape[2], self.latent.dtype)
-            new = (latent.shape[0], latent.shape[2], k_rope.shape[2], latent.dtype)
-            if held != new: raise ValueError(f"cache holds (batch, kv_lora_rank, qk_rope_head_dim, dtype) = {held}, "
-                                             f"this call gives {new}: use one LatentCache per module and batch")
-            self.latent, self.k_rope = torch.cat([self.latent, latent], 1), torch.cat([self.k_rope, k_rope], 1)
-        return self.latent, self.k_rope
+    @property
+    def key(self): return None if self._k is None else self._fifo(self._k)[:, 0]     # [B, S, r + dr]
+    @property
+    def latent(self): return None if self._k is None else self.key[..., :self.kv_lora_rank]
+    @property
+    def k_rope(self): return None if self._k is None else self.key[..., self.kv_lora_rank:]
+
+    def __repr__(self):
+        if self._k is None: return "LatentCache(empty)"
+        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.batch_size}, "
+                f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.head_dim - self.kv_lora_rank}, "
+                f"dtype={self.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
 
 # %% ../nbs/18_latent.ipynb #edf76395
 class LatentAttention(nn.Module):
-    """Causal multi-head latent attention (DeepSeek-V2/V3) over `[B, T, d_model]`, with an optional `LatentCache`.
-
-    Args:
-        d_model: D, the input and output width.
-        n_heads: H, the query heads (every head has its own key and value, rebuilt from the latent).
-        kv_lora_rank: r, the width of the cached latent.
-        qk_nope_head_dim: width of each head's unrotated query/key part (from the latent for keys).
-        qk_rope_head_dim: width of the rotated part: per head for queries, one rope key shared by all heads; even.
-        v_head_dim: width of each head's value.
-        q_lora_rank: rank of the queries' low-rank path (down, RMSNorm, up). Default None: one projection `q_proj`.
-        rope_theta: base of the rotary angles. Default 10000.0.
-        bias: biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`). Default False.
-        eps: epsilon of the two RMSNorms. Default 1e-6.
-        device, dtype: of the parameters.
+    """Causal multi-head latent attention (DeepSeek-V2/V3) `[B, T, d_model] -> [B, T, d_model]`, with an optional
+    `LatentCache` and padded batches.
 
     Raises:
-        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta` is not a positive
-            number, `eps` is not a positive number.
+        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta` or `eps` is not a
+            positive number, `context_length` is not an int >= 1 or None.
         TypeError: `bias` is not a bool.
     """
-    def __init__(self, d_model:int, n_heads:int, *, kv_lora_rank:int, qk_nope_head_dim:int, qk_rope_head_dim:int,
-                 v_head_dim:int, q_lora_rank:int|None=None, rope_theta:float=10_000.0, bias:bool=False,
-                 eps:float=1e-6, device=None, dtype=None):
+    def __init__(self,
+                 d_model:int, # D, the input and output width
+                 n_heads:int, # H, the query heads (every head has its own key and value, rebuilt from the latent)
+                 *,
+                 kv_lora_rank:int, # r, the width of the cached latent
+                 qk_nope_head_dim:int, # width of each head's unrotated query/key part (from the latent for keys)
+                 qk_rope_head_dim:int, # width of the rotated part: per head for queries, one rope key shared by all heads; even
+                 v_head_dim:int, # width of each head's value
+                 q_lora_rank:int|None=None, # rank of the queries' low-rank path (down, RMSNorm, up); None: one projection `q_proj`
+                 context_length:int|None=None, # most positions one sequence may hold (cached plus new); None: no limit
+                 rope_theta:float=10_000.0, # base of the rotary angles
+                 bias:bool=False, # biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`)
+                 eps:float=1e-6, # epsilon of the two RMSNorms
+                 device=None, dtype=None, # of the parameters
+                ):
         super().__init__()
         D, H = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
         r, dn = check_int('kv_lora_rank', kv_lora_rank, 1), check_int('qk_nope_head_dim', qk_nope_head_dim, 1)
         dr, dv = check_int('qk_rope_head_dim', qk_rope_head_dim, 2), check_int('v_head_dim', v_head_dim, 1)
         if dr % 2: raise ValueError(f"qk_rope_head_dim={dr} must be even: rotary embeddings turn pairs of features")
         if q_lora_rank is not None: q_lora_rank = check_int('q_lora_rank', q_lora_rank, 1)
+        if context_length is not None: context_length = check_int('context_length', context_length, 1)
         for name, v in (('rope_theta', rope_theta), ('eps', eps)):
             if isinstance(v, bool) or not isinstance(v, Real) or not 0 < v < math.inf:
                 raise ValueError(f"{name} must be a positive number, got {v!r}")
@@ -85,7 +84,7 @@ class LatentAttention(nn.Module):
         kw = dict(device=device, dtype=dtype)
         self.d_model, self.n_heads, self.kv_lora_rank, self.q_lora_rank = D, H, r, q_lora_rank
         self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
-        self.rope_theta, self.scale = float(rope_theta), 1 / math.sqrt(dn + dr)
+        self.context_length, self.rope_theta, self.scale = context_length, float(rope_theta), 1 / math.sqrt(dn + dr)
         if q_lora_rank is None: self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
             self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)                 # down
@@ -99,44 +98,88 @@ class LatentAttention(nn.Module):
     def extra_repr(self):
         return (f"d_model={self.d_model}, n_heads={self.n_heads}, kv_lora_rank={self.kv_lora_rank}, "
                 f"q_lora_rank={self.q_lora_rank}, qk_nope_head_dim={self.qk_nope_head_dim}, "
-                f"qk_rope_head_dim={self.qk_rope_head_dim}, v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}")
+                f"qk_rope_head_dim={self.qk_rope_head_dim}, v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}"
+                + ("" if self.context_length is None else f", context_length={self.context_length}"))
 
-    def forward(self, x:Tensor, # [B, T, d_model]
-                cache:LatentCache|None=None, # holds the earlier positions; this call's are appended
-                attention_mask=None, # padding is not supported: must be None
-                absorb:bool=False, # attend over the latent with the up-projections merged (same result)
+    def forward(self,
+                x:Tensor, # [B, T, d_model] the new positions
+                cache:LatentCache|None=None, # the earlier positions; gets this call's when the call completes
+                *,
+                attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real token (as `Attention`); a pad's output is 0
+                absorb:bool=False, # attend over the latent with the up-projections merged (the same result)
                ) -> Tensor: # [B, T, d_model]
         "Causal multi-head latent attention of `x`, after the positions `cache` holds."
-        if attention_mask is not None:
-            raise NotImplementedError(f"attention_mask: LatentAttention takes no padding (got {shape_of(attention_mask)}); "
-                                      "pass None and batch sequences of one length")
+        valid = self._check_input(x, cache, attention_mask, absorb)          # [B, T] bool, or None
+        pos = Attention.positions(x, cache, valid)                           # [T], or [B, T] with padding; -1 at pads
+        q_nope, q_rope, latent, k_rope = self.project(x, valid)              # [B, H, T, dn | dr], [B, 1, T, r | dr]
+        q_rope, k_rope = self.rope_qk(q_rope, k_rope, pos)                   # rotated by position, angles once
+        key, k_pos, contiguous = self.store(torch.cat((latent, k_rope), -1), pos, cache)  # [B, 1, S, r + dr]
+        attend = self.attend_absorbed if absorb else self.attend
+        out = attend(q_nope, q_rope, key, **self.visible(pos, k_pos, contiguous))  # [B, T, D]
+        out = _refuse_stale(out, cache, key, key)                            # backward after a later write: refused
+        if cache is not None: cache.commit()                                 # only a completed call is kept
+        return out if valid is None else out.masked_fill(~valid[..., None], 0)
+
+    def _check_input(self, x, cache, attention_mask, absorb):
+        "Refuse bad input to `forward`, naming the argument, its value and what was expected."
         check_bool('absorb', absorb)
-        if cache is not None and not isinstance(cache, LatentCache):
-            raise TypeError(f"cache must be a LatentCache or None, got {type(cache).__name__}")
         w = self.kv_b_proj.weight
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model or x.shape[1] == 0 or x.dtype != w.dtype:
             raise ValueError(f"x must be a [B, T >= 1, d_model={self.d_model}] tensor of dtype {w.dtype}, got "
                              f"{shape_of(x)}" + (f" {x.dtype}" if isinstance(x, Tensor) else ""))
+        if x.device != w.device: raise ValueError(f"x is on {x.device} but the module's weights are on {w.device}")
+        if cache is not None and not isinstance(cache, LatentCache):
+            raise TypeError(f"cache must be a LatentCache or None, got {type(cache).__name__}")
+        P, T = (0 if cache is None else cache.n_seen), x.shape[1]
+        if self.context_length is not None and P + T > self.context_length:
+            raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}")
+        if cache is not None:
+            if cache.owner is not None and cache.owner is not self:
+                raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); use "
+                                 f"one LatentCache per attention layer, or call cache.reset()")
+            cache._check(x.shape[0], 1, self.kv_lora_rank + self.qk_rope_head_dim, x.dtype, x.device,
+                         what='the new latent and rope key have', v_dim=0)
+        return None if attention_mask is None else _check_mask(attention_mask, x, cache)
+
+    def project(self, x, valid):
+        "Queries by head, split into their unrotated and rope parts; the normalised latent and the rope key (one head each). A pad's are 0."
         B, T, _ = x.shape; H, dn, dr, r = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim, self.kv_lora_rank
-        P = 0 if cache is None else len(cache)
-        pos = torch.arange(P, P + T, device=x.device)
         q = self.q_proj(x) if self.q_lora_rank is None else self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))
         q_nope, q_rope = q.view(B, T, H, dn + dr).transpose(1, 2).split([dn, dr], -1)   # [B, H, T, dn], [B, H, T, dr]
-        latent, k_rope = self.kv_a_proj_with_mqa(x).split([r, dr], -1)                  # [B, T, r], [B, T, dr]
-        latent = self.kv_a_layernorm(latent)
-        cos, sin = Attention.rope_angles(pos, dr, self.rope_theta, q_rope.dtype)          # once, for queries and keys
-        q_rope, k_rope = Attention.rotate(q_rope, cos, sin), Attention.rotate(k_rope, cos, sin)  # k_rope: one for all heads
-        if cache is not None: latent, k_rope = cache.append(latent, k_rope)             # [B, S, r], [B, S, dr]
-        allowed = Attention.mask(pos, torch.arange(latent.shape[1], device=x.device))  # [T, S]
-        return (self.attend_absorbed if absorb else self.attend)(q_nope, q_rope, latent, k_rope, allowed)
+        latent, k_rope = self.kv_a_proj_with_mqa(x)[:, None].split([r, dr], -1)         # [B, 1, T, r], [B, 1, T, dr]
+        parts = (q_nope, q_rope, self.kv_a_layernorm(latent), k_rope)
+        if valid is None: return parts
+        return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
 
-    def attend(self, q_nope, q_rope, latent, k_rope, allowed):
+    def rope_qk(self, q_rope, k_rope, pos):
+        "The rope parts of the queries and the shared rope key turned by their positions; the angles computed once."
+        cos, sin = Attention.rope_angles(pos, self.qk_rope_head_dim, self.rope_theta, q_rope.dtype)
+        return Attention.rotate(q_rope, cos, sin), Attention.rotate(k_rope, cos, sin)
+
+    def store(self, key, pos, cache):
+        "The shared keys `[latent, k_rope]` to attend over, their positions, and whether slot i holds position i (no padding)."
+        if cache is None: return key, pos, pos.ndim == 1
+        key, _, k_pos, complete = cache._append(key, key[..., :0], pos, None, self.context_length, True, commit=False)
+        cache.owner, cache.kv_lora_rank = self, self.kv_lora_rank
+        return key, k_pos, complete and pos.ndim == 1
+
+    @staticmethod
+    def visible(q_pos, k_pos, contiguous:bool) -> dict:
+        "The kernel's keywords for `Attention.mask(q_pos, k_pos)`: none for one new token, `is_causal` for a fresh block, else the mask."
+        T, K = q_pos.shape[-1], k_pos.shape[-1]
+        if contiguous and T == 1: return {}
+        if contiguous and T == K: return dict(is_causal=True)
+        m = Attention.mask(q_pos, k_pos)                                     # [T, K] or [B, T, K]
+        return dict(attn_mask=m[:, None] if m.ndim == 3 else m)
+
+    def attend(self, q_nope, q_rope, key, attn_mask=None, is_causal=False):
         "Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]` and values, then attend."
-        B, S = latent.shape[:2]; H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
-        k_nope, v = self.kv_b_proj(latent).view(B, S, H, dn + dv).transpose(1, 2).split([dn, dv], -1)  # [B, H, S, .]
-        k = torch.cat([k_nope, k_rope[:, None].expand(-1, H, -1, -1)], -1)             # [B, H, S, dn + dr]
-        o = F.scaled_dot_product_attention(torch.cat([q_nope, q_rope], -1), k, v, attn_mask=allowed, scale=self.scale)
-        return self.o_proj(o.transpose(1, 2).flatten(2))                               # [B, T, H*dv] -> [B, T, D]
+        B, _, S, _ = key.shape; H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
+        k_nope, v = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2).split([dn, dv], -1)  # [B, H, S, .]
+        k = torch.cat([k_nope, key[..., r:].expand(-1, H, -1, -1)], -1)                 # [B, H, S, dn + dr]
+        o = F.scaled_dot_product_attention(torch.cat([q_nope, q_rope], -1), k, v, attn_mask=attn_mask,
+                                           is_causal=is_causal, scale=self.scale)       # [B, H, T, dv]
+        return self.o_proj(merge_heads(o))                                             # [B, T, H*dv] -> [B, T, D]
 
     def absorbed_weights(self) -> tuple: # (W_uk [H, dn, r], W_ov [D, H*r])
         "`kv_b_proj`'s key rows per head, to merge into the query, and `o_proj` with the value rows merged in."
@@ -145,13 +188,13 @@ class LatentAttention(nn.Module):
         W_ov = torch.einsum('dhv,hvr->dhr', self.o_proj.weight.view(self.d_model, H, dv), W_uv)
         return W_uk, W_ov.reshape(self.d_model, H * r)
 
-    def attend_absorbed(self, q_nope, q_rope, latent, k_rope, allowed):
-        "Absorbed: each query head reads `[latent, k_rope]` as one shared key and `latent` as the value (no up-projection)."
-        H = self.n_heads; W_uk, W_ov = self.absorbed_weights()
+    def attend_absorbed(self, q_nope, q_rope, key, attn_mask=None, is_causal=False):
+        "Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value."
+        W_uk, W_ov = self.absorbed_weights()
         q = torch.cat([torch.einsum('bhtn,hnr->bhtr', q_nope, W_uk), q_rope], -1)       # [B, H, T, r + dr]
-        k = torch.cat([latent, k_rope], -1)[:, None].expand(-1, H, -1, -1)              # [B, H, S, r + dr], a view
-        o = F.scaled_dot_product_attention(q, k, latent[:, None].expand(-1, H, -1, -1), attn_mask=allowed, scale=self.scale)
-        return F.linear(o.transpose(1, 2).flatten(2), W_ov, self.o_proj.bias)          # [B, T, H*r] -> [B, T, D]
+        o = F.scaled_dot_product_attention(q, key, key[..., :self.kv_lora_rank], attn_mask=attn_mask, is_causal=is_causal,
+                                           scale=self.scale, enable_gqa=True)          # one kv head for all: [B, H, T, r]
+        return F.linear(merge_heads(o), W_ov, self.o_proj.bias)                        # [B, T, H*r] -> [B, T, D]
 
     def load_interleaved(self, state_dict:dict, # DeepSeek's or HF's (rope_interleave=True) weights, by our names
                         ):
@@ -165,3 +208,5 @@ class LatentAttention(nn.Module):
         for n in ('kv_a_proj_with_mqa.weight', 'kv_a_proj_with_mqa.bias'):
             if n in sd: sd[n] = sd[n][kv]
         return self.load_state_dict(sd)
+
+_document(LatentAttention, LatentAttention.__init__); _document(LatentAttention.forward)
