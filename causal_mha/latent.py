@@ -181,20 +181,26 @@ class LatentAttention(nn.Module):
                                            is_causal=is_causal, scale=self.scale)       # [B, H, T, dv]
         return self.o_proj(merge_heads(o))                                             # [B, T, H*dv] -> [B, T, D]
 
-    def absorbed_weights(self) -> tuple: # (W_uk [H, dn, r], W_ov [D, H*r])
-        "`kv_b_proj`'s key rows per head, to merge into the query, and `o_proj` with the value rows merged in."
+    def absorbed_weights(self) -> tuple: # (W_uk [H, dn, r], W_uv [H, dv, r]), views of `kv_b_proj.weight`
+        "`kv_b_proj`'s rows per head: the key rows, to merge into the query, and the value rows, to apply after attention."
         H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
-        W_uk, W_uv = self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)       # [H, dn, r], [H, dv, r]
-        W_ov = torch.einsum('dhv,hvr->dhr', self.o_proj.weight.view(self.d_model, H, dv), W_uv)
-        return W_uk, W_ov.reshape(self.d_model, H * r)
+        return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
 
     def attend_absorbed(self, q_nope, q_rope, key, attn_mask=None, is_causal=False):
-        "Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value."
-        W_uk, W_ov = self.absorbed_weights()
+        """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value.
+        The heads share that one key/value head, so they go to the kernel as `H·T` queries of one head: the cache is
+        read once per call, not once per head."""
+        B, H, T, _ = q_nope.shape; K = key.shape[2]
+        W_uk, W_uv = self.absorbed_weights()
         q = torch.cat([torch.einsum('bhtn,hnr->bhtr', q_nope, W_uk), q_rope], -1)       # [B, H, T, r + dr]
-        o = F.scaled_dot_product_attention(q, key, key[..., :self.kv_lora_rank], attn_mask=attn_mask, is_causal=is_causal,
-                                           scale=self.scale, enable_gqa=True)          # one kv head for all: [B, H, T, r]
-        return F.linear(merge_heads(o), W_ov, self.o_proj.bias)                        # [B, T, H*r] -> [B, T, D]
+        if is_causal: attn_mask = torch.ones(T, K, dtype=torch.bool, device=q.device).tril(K - T)
+        if attn_mask is not None:                                                      # each head's rows: the same mask
+            m = attn_mask if attn_mask.ndim == 4 else attn_mask[None, None]            # [B or 1, 1, T, K]
+            attn_mask = m.expand(-1, H, -1, -1).reshape(m.shape[0], 1, H * T, K)
+        o = F.scaled_dot_product_attention(q.reshape(B, 1, H * T, -1), key, key[..., :self.kv_lora_rank],
+                                           attn_mask=attn_mask, scale=self.scale)      # [B, 1, H*T, r]
+        v = torch.einsum('bhtr,hvr->bhtv', o.view(B, H, T, -1), W_uv)                # each head's value from its latent
+        return self.o_proj(merge_heads(v))                                             # [B, T, H*dv] -> [B, T, D]
 
     def load_interleaved(self, state_dict:dict, # DeepSeek's or HF's (rope_interleave=True) weights, by our names
                         ):
