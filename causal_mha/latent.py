@@ -106,7 +106,7 @@ class LatentAttention(nn.Module):
                 cache:LatentCache|None=None, # the earlier positions; gets this call's when the call completes
                 *,
                 attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real token (as `Attention`); a pad's output is 0
-                absorb:bool=False, # attend over the latent with the up-projections merged (the same result)
+                absorb:bool=False, # attend over the latents themselves: W_UK merged into the query, W_UV applied after attention (the same result)
                ) -> Tensor: # [B, T, d_model]
         "Causal multi-head latent attention of `x`, after the positions `cache` holds."
         valid = self._check_input(x, cache, attention_mask, absorb)          # [B, T] bool, or None
