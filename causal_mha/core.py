@@ -4,33 +4,19 @@
 
 # %% ../nbs/08_core.ipynb #1c84fd8d
 from __future__ import annotations
-import inspect, math, weakref
+import math, weakref
 from functools import partial
 from numbers import Real
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
-from fastcore.docments import docments
-from .ground import check_int, check_bool, check_dropout, check_finite, check_heads, shape_of, merge_heads
+from .ground import check_int, check_bool, check_dropout, check_finite, check_heads, shape_of, merge_heads, document
 from .weighted import attention
 
 # %% auto #0
 __all__ = ['Attention', 'KVCache']
 
 # %% ../nbs/08_core.ipynb #b0a33c6c
-def _document(obj, fn=None):
-    "Insert an `Args:` section built from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring."
-    fn = fn or obj
-    try: docs = docments(fn)
-    except (OSError, TypeError): return obj  # no source to read the comments from: the docstring stays as written
-    sig = inspect.signature(fn).parameters
-    rows = [f"    {n}: {d}" + ("" if sig[n].default is inspect.Parameter.empty else f" (default {sig[n].default!r})")
-            for n, d in docs.items() if n in sig and n != 'self' and d]
-    doc = inspect.cleandoc(obj.__doc__ or '')
-    at = min([doc.find(h) for h in ('\nAttributes:', '\nReturns:', '\nRaises:') if h in doc] or [len(doc)])
-    obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
-    return obj
-
 def _refuse_stale(ctx, cache, k, v):
     "`ctx`, with a hook that refuses `backward` through it once a later call has overwritten the cache's `k`, `v`."
     if cache is None or cache.differentiable or not ctx.requires_grad or torch.compiler.is_compiling(): return ctx
@@ -439,7 +425,8 @@ class Attention(nn.Module):
         out = out.masked_fill(~valid[..., None], 0)
         return out, (None if w is None else w.masked_fill(~valid[:, None, :, None], 0))
 
-_document(Attention, Attention.__init__); _document(Attention.forward)
+document(Attention, Attention.__init__)
+document(Attention.forward)
 
 # %% ../nbs/08_core.ipynb #57ecc064
 class KVCache:
@@ -702,4 +689,5 @@ class KVCache:
         target = max(S, min(max(window, S + 1), max_length or window + S))  # a ring of about `window` slots
         if C != target: self._realloc(target, self._k, self._v)
 
-_document(KVCache, KVCache.__init__); _document(KVCache.update)
+document(KVCache, KVCache.__init__)
+document(KVCache.update)

@@ -4,10 +4,11 @@
 
 # %% ../nbs/00_ground.ipynb #94c4baf9
 from __future__ import annotations
-import operator
+import inspect, math, operator
 from numbers import Real
 import torch
 from torch import Tensor
+from fastcore.docments import docments
 
 # %% auto #0
 __all__ = ['check_finite', 'split_heads', 'merge_heads']
@@ -52,6 +53,30 @@ def check_heads(d_model, # the width the heads share
     d, h = check_int(d_name, d_model, 1), check_int(h_name, n_heads, 1)
     if d % h: raise ValueError(f"{d_name}={d} must be divisible by {h_name}={h} (each head gets {d_name}/{h_name} features)")
     return d, h
+
+def check_positive(name:str, # the argument's name, used in the message
+                   value, # the value to check
+                   none_ok:bool=False, # also accept None (an option that is off)
+                  ) -> float|None: # `value` as a Python `float` (or None)
+    "Return `value` as a `float`, or raise a `ValueError` naming `name` unless it is a finite number > 0."
+    if value is None and none_ok: return None
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+        raise ValueError(f"{name} must be a positive number{' or None' if none_ok else ''}, got {value!r}")
+    return float(value)
+
+# %% ../nbs/00_ground.ipynb #02302207
+def document(obj, fn=None):
+    "Insert an `Args:` section built from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring."
+    fn = fn or obj
+    try: docs = docments(fn)
+    except (OSError, TypeError): return obj  # no source to read the comments from: the docstring stays as written
+    sig = inspect.signature(fn).parameters
+    rows = [f"    {n}: {d}" + ("" if sig[n].default is inspect.Parameter.empty else f" (default {sig[n].default!r})")
+            for n, d in docs.items() if n in sig and n != 'self' and d]
+    doc = inspect.cleandoc(obj.__doc__ or '')
+    at = min([doc.find(h) for h in ('\nAttributes:', '\nReturns:', '\nRaises:') if h in doc] or [len(doc)])
+    obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
+    return obj
 
 # %% ../nbs/00_ground.ipynb #0b352cfc
 def check_finite(x:Tensor, # [..., T, D] input of an attention function or module

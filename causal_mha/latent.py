@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from numbers import Real
-from .core import Attention, KVCache, _check_mask, _document, _refuse_stale
-from .ground import check_int, check_bool, shape_of, merge_heads
+from .core import Attention, KVCache, _check_mask, _refuse_stale
+from .ground import document, check_int, check_bool, shape_of, merge_heads
 
 # %% auto #0
 __all__ = ['LatentCache', 'LatentAttention']
@@ -215,4 +215,5 @@ class LatentAttention(nn.Module):
             if n in sd: sd[n] = sd[n][kv]
         return self.load_state_dict(sd)
 
-_document(LatentAttention, LatentAttention.__init__); _document(LatentAttention.forward)
+document(LatentAttention, LatentAttention.__init__)
+document(LatentAttention.forward)
