@@ -45,6 +45,9 @@ from .checks import *
 from .dropout import *
 from .multihead import *
 from .text import *
+from .dispatch import *
+from .rope import *
+from .cache import *
 from .core import *
 from .exercises import *
 from .kv_memory import *

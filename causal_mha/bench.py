@@ -12,7 +12,8 @@ import torch.nn.functional as F
 from .ground import check_int, check_heads
 from .kv_memory import kv_cache_bytes
 from .multihead import MultiHeadAttentionWrapperWithProj, MultiHeadAttention
-from .core import Attention, KVCache
+from .core import Attention
+from .cache import KVCache
 from .latent import LatentAttention, LatentCache
 from .peers import MultiHeadAttentionCombinedQKV, MHAEinsum, MHAPyTorchScaledDotProduct, MHAPyTorchClass
 

@@ -4,13 +4,14 @@
 
 # %% ../nbs/16_hf.ipynb #7a5c8529
 from __future__ import annotations
-from functools import partial
 import torch
 from torch import nn, Tensor
 import torch.nn.functional as F
 from .core import Attention
 from .latent import LatentAttention
-from .ground import check_dropout, split_heads, merge_heads
+from .dispatch import attend
+from .rope import RMSNorm
+from .ground import check_dropout, merge_heads
 from .convert import from_gpt2, from_llama
 
 # %% auto #0
@@ -19,14 +20,9 @@ __all__ = ['HFAttention', 'HFLatentAttention', 'swap_attention']
 # %% ../nbs/16_hf.ipynb #773aa6cf
 _KERNELS = ('sdpa', 'eager')  # the model's masks: bool (sdpa) or additive float (eager); both go to the fused kernel
 
-def _layer_mask(mask, B:int, T:int, K:int, window:int|None, device) -> tuple:
-    "(mask, is_causal) for the kernel: the model's own mask for this layer, checked against its T queries and K keys."
-    if mask is None:  # the model found its mask implied: causal over T new tokens, or one token that sees every key
-        if window is None or K <= window:
-            if T == 1: return None, False
-            if T == K: return None, True
-        # otherwise spell it out: the new tokens are the last T of the K keys, and no key is padding
-        return Attention.mask(torch.arange(K - T, K, device=device), torch.arange(K, device=device), window), False
+def _check_mask(mask, B:int, T:int, K:int):
+    "The model's own mask for this layer, checked against its T queries and K keys (None: the model found it implied)."
+    if mask is None: return None  # causal over the T new tokens, the last of the K keys (`attend` without positions)
     if not isinstance(mask, Tensor):
         raise TypeError(f"attention_mask must be a tensor or None, got {type(mask).__name__}; build the model with "
                         f"attn_implementation='sdpa' or 'eager'")
@@ -36,7 +32,7 @@ def _layer_mask(mask, B:int, T:int, K:int, window:int|None, device) -> tuple:
                          f"the {K} keys this layer holds (cached and new)" + (
                          "; a mask wider than the new tokens needs the model's cache of the earlier ones "
                          "(use_cache=True, or pass back the past_key_values it returned)" if wider else ""))
-    return mask, False
+    return mask
 
 def _check_call(config, attention_mask, cache, encoder_hidden_states, output_attentions):
     "What an adapter refuses at every call, naming why: it is then the original layer's function, or raises. Returns the cache."
@@ -62,25 +58,19 @@ def _check_layer_idx(layer_idx):
         raise ValueError(f"layer_idx must be an int >= 0 (the layer's index in the model's cache), got {layer_idx!r}")
     return layer_idx
 
-def _model_rms(x:Tensor, weight:Tensor, eps:float, weight_in_float32:bool=False) -> Tensor:
-    "RMSNorm of `x`'s last axis as the HF models compute it: the RMS in float32 at every dtype; the weight after the cast back, or before it (Gemma)."
-    y = x.float()
-    y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + eps)
-    return (y * weight.float()).to(x.dtype) if weight_in_float32 else weight * y.to(x.dtype)
-
 # %% ../nbs/16_hf.ipynb #38c567d7
 class HFAttention(nn.Module):
     """An `Attention` in the place of one attention layer of a Hugging Face GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3 or gpt-oss model.
 
-    Called the way the model calls its attention layer, it projects with `attn.qkv`, applies the QK-norm with
-    `attn.q_norm`'s and `attn.k_norm`'s weights in the model's precision (see `norm_in_float32`), rotates queries and keys with
-    `Attention.rope` at the model's `position_ids`, stores keys and values in the model's own cache object at
-    `layer_idx` (so `generate`'s beam reordering, cropping and resetting act on them), attends with PyTorch's fused
-    kernel under the mask the model built for this layer, and projects with `attn.out_proj`. Returns `(out, None)`.
+    Called the way the model calls its attention layer, it runs the core's parts: `attn.project` (the fused
+    projection and the QK-norm, whose `RMSNorm`s `swap_attention` sets to compute as the model does), `attn.rotate_qk`
+    at the model's `position_ids`, the model's own cache object at `layer_idx` (so `generate`'s beam reordering,
+    cropping and resetting act on them), `attend` under the mask the model built for this layer (or, where the model
+    found it implied, the causal band and the layer's window), and `attn.out_proj`. Returns `(out, None)`.
     `swap_attention` builds one per layer.
 
     Raises:
-        ValueError: `attn` has `softcap`; the model runs another attention implementation than 'sdpa' or 'eager'; `output_attentions` is
+        ValueError: the model runs another attention implementation than 'sdpa' or 'eager'; `output_attentions` is
             requested; the mask does not fit this layer's queries and keys (a mask wider than the new tokens without
             the cache of the earlier ones); a rotary layer gets no `position_ids`; cross-attention inputs.
         TypeError: the mask is not a tensor (flex attention's `BlockMask`); the cache is not a transformers `Cache`.
@@ -90,62 +80,35 @@ class HFAttention(nn.Module):
                  layer_idx:int, # the layer's index in the model's cache (the replaced layer's `layer_idx`)
                  config, # the model's config: read at each call for its attention implementation and output_attentions
                  out_dropout:float=0.0, # dropout on the output while training (GPT-2's `resid_pdrop`), in [0, 1)
-                 norm_in_float32:bool=False, # QK-norm: weight applied in float32, then cast (Gemma); False: cast, then weight (Qwen3)
                 ):
         super().__init__()
         if not isinstance(attn, Attention): raise TypeError(f"attn must be a causal_mha.Attention, got {type(attn).__name__}")
-        if attn.softcap is not None:
-            raise ValueError(f"attn has softcap: HFAttention calls the fused kernel under the model's mask, which "
-                             f"does not soft-cap logits, so it would compute another function")
         self.attn, self.layer_idx, self.config = attn, _check_layer_idx(layer_idx), config
         self.out_dropout = nn.Dropout(check_dropout(out_dropout, 'out_dropout'))
-        self.norm_in_float32 = bool(norm_in_float32)
 
-    def extra_repr(self): return f"layer_idx={self.layer_idx}" + (", norm_in_float32=True" if self.norm_in_float32 else "")
-
-    def qk_norm(self, norm:nn.Module, x:Tensor) -> Tensor:
-        "RMSNorm of `x`'s last axis with `norm.weight`, as the HF models compute it: the RMS in float32 at every dtype."
-        return _model_rms(x, norm.weight, norm.eps, self.norm_in_float32)
+    def extra_repr(self): return f"layer_idx={self.layer_idx}"
 
     def forward(self, hidden_states:Tensor, attention_mask=None, position_ids=None, cache=None, *,
                 past_key_values=None, encoder_hidden_states=None, output_attentions=None, **kwargs) -> tuple:
         cache = _check_call(self.config, attention_mask, past_key_values if cache is None else cache,
                             encoder_hidden_states, output_attentions)
-        a = self.attn
-        B, T, _ = hidden_states.shape
-        H, Hkv, d = a.n_heads, a.n_kv_heads, a.head_dim
-        q, k, v = a.qkv(hidden_states).split((H * d, Hkv * d, Hkv * d), -1)      # [B, T, H*d], 2 x [B, T, Hkv*d]
-        if a.qk_norm == 'proj': q, k = self.qk_norm(a.q_norm, q), self.qk_norm(a.k_norm, k)  # OLMo 2: whole projections
-        q, k, v = split_heads(q, H), split_heads(k, Hkv), split_heads(v, Hkv)     # [B, H, T, d], 2 x [B, Hkv, T, d]
-        if a.qk_norm == 'head': q, k = self.qk_norm(a.q_norm, q), self.qk_norm(a.k_norm, k)  # NEW Qwen3, Gemma 3: per head
-        if a.rope_theta is not None:
+        a, (B, T, _) = self.attn, hidden_states.shape
+        q, k, v = a.project(hidden_states)                                    # the core's projection and QK-norm
+        if a.rotary is not None:
             if position_ids is None: raise ValueError("position_ids is None: a rotary layer needs the model's positions")
-            q, k = a.rope_qk(q, k, position_ids)              # the angles once, for queries and keys
+            q, k = a.rotate_qk(q, k, position_ids)                            # the angles once, for queries and keys
         if cache is not None: k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)  # [B, Hkv, K, d]: cached + new
-        K = k.shape[2]
-        mask, causal = _layer_mask(attention_mask, B, T, K, a.window, hidden_states.device)
-        sdpa = partial(F.scaled_dot_product_attention, enable_gqa=H != Hkv, scale=a.query_scale,
-                       dropout_p=a.dropout if self.training else 0.0)
-        if a.sinks is not None:  # NEW gpt-oss: the sink as one more key, under the model's mask (spelled out if implied)
-            if causal: mask = Attention.mask(torch.arange(K - T, K, device=k.device), torch.arange(K, device=k.device))
-            q, k, v, sdpa = a.with_sink(q, k, v, sdpa); causal = False
-        ctx = sdpa(q, k, v, attn_mask=mask) if not causal else sdpa(q, k, v, is_causal=True)  # [B, H, T, d]
+        mask = _check_mask(attention_mask, B, T, k.shape[2])
+        ctx, _ = attend(q, k, v, mask=mask, window=a.window if mask is None else None, scale=a.query_scale,
+                        dropout_p=a.dropout if self.training else 0.0, softcap=a.softcap, sinks=a.sinks)  # [B, H, T, d]
         return self.out_dropout(a.out_proj(merge_heads(ctx))), None
 
 # %% ../nbs/16_hf.ipynb #28b6ee60
-class _ModelRMSNorm(nn.Module):
-    "An RMSNorm computed as transformers' DeepSeek-V3 computes it (`_model_rms`); its parameter is `weight`, as in the model."
-    def __init__(self, weight:Tensor, eps:float):
-        super().__init__()
-        self.weight, self.eps = nn.Parameter(weight.detach().clone()), eps
-    def forward(self, x): return _model_rms(x, self.weight, self.eps)
-    def extra_repr(self): return f"{tuple(self.weight.shape)}, eps={self.eps}"
-
 class HFLatentAttention(nn.Module):
     """A `LatentAttention` in the place of one attention layer of a Hugging Face DeepSeek-V3 model.
 
     Called the way the model calls its attention layer, it projects with `mla.project`, rotates the rope parts with
-    `mla.rope_qk` at the model's `position_ids`, stores the latent and the rope key in the model's own cache at
+    `mla.rotate_qk` at the model's `position_ids`, stores the latent and the rope key in the model's own cache at
     `layer_idx` (as the original layer does, so `generate`'s beam reordering, cropping and resetting act on them),
     and attends under the model's mask: `mla.attend` for a prompt, `mla.attend_absorbed` for one new token.
     Returns `(out, None)`. `swap_attention` builds one per layer.
@@ -174,11 +137,11 @@ class HFLatentAttention(nn.Module):
         m, (B, T, _) = self.mla, hidden_states.shape
         if position_ids is None: raise ValueError("position_ids is None: a rotary layer needs the model's positions")
         q_nope, q_rope, latent, k_rope = m.project(hidden_states, None)    # [B, H, T, dn | dr], [B, 1, T, r | dr]
-        q_rope, k_rope = m.rope_qk(q_rope, k_rope, position_ids)           # the angles once, for queries and the rope key
+        q_rope, k_rope = m.rotate_qk(q_rope, k_rope, position_ids)         # the angles once, for queries and the rope key
         if cache is not None: latent, k_rope = cache.update(latent, k_rope, self.layer_idx, kwargs=kwargs)  # [B, 1, S, .]
-        mask, causal = _layer_mask(attention_mask, B, T, latent.shape[2], None, hidden_states.device)
+        mask = _check_mask(attention_mask, B, T, latent.shape[2])
         attend = m.attend_absorbed if T == 1 else m.attend                 # decode over the latents; a prompt rebuilt
-        return attend(q_nope, q_rope, torch.cat((latent, k_rope), -1), attn_mask=mask, is_causal=causal), None
+        return attend(q_nope, q_rope, torch.cat((latent, k_rope), -1), mask=mask), None
 
 # %% ../nbs/16_hf.ipynb #f2b87aa0
 _FAMILIES = {'gpt2': 'GPT2Attention', 'llama': 'LlamaAttention', 'mistral': 'MistralAttention', 'qwen2': 'Qwen2Attention',
@@ -198,7 +161,7 @@ def _convert_latent(old:nn.Module, cfg, theta:float) -> HFLatentAttention:
                           rope_theta=theta, bias=cfg.attention_bias, device=w.device, dtype=w.dtype)
     (mla.load_interleaved if cfg.rope_interleave else mla.load_state_dict)(old.state_dict())  # DeepSeek's rope pairs: (2i, 2i+1)
     for name in ('q_a_layernorm', 'kv_a_layernorm'):      # the model's norms: float32 at every dtype, their own epsilon
-        if hasattr(mla, name): setattr(mla, name, _ModelRMSNorm(getattr(mla, name).weight, getattr(old, name).variance_epsilon))
+        if hasattr(mla, name): getattr(mla, name).float32, getattr(mla, name).eps = True, getattr(old, name).variance_epsilon
     return HFLatentAttention(mla, old.layer_idx, cfg)
 
 def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
@@ -227,20 +190,12 @@ def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
             if cfg.attn_logit_softcapping is not None:
                 _refuse(cfg, 'attn_logit_softcapping', cfg.attn_logit_softcapping, "HFAttention's fused kernel does not soft-cap logits")
             if cfg.use_bidirectional_attention: _refuse(cfg, 'use_bidirectional_attention', True, "Attention is causal")
-            if old.q_norm.weight.dtype not in (torch.float32, torch.float64):
-                raise ValueError(f"{type(cfg).__name__}: the model runs in {old.q_norm.weight.dtype}, where Gemma's "
-                                 f"QK-norm weight 1 + w (which the model forms in float32) loses bits when stored in "
-                                 f"the model's dtype; swap_attention would compute another function (run the model in "
-                                 f"float32 or float64)")
-        sd = old.state_dict()
-        if gemma:  # Gemma's norm multiplies by 1 + weight: the sum in float32, as Gemma forms it
-            for n in ('q_norm.weight', 'k_norm.weight'): sd[n] = (1.0 + sd[n].float()).to(sd[n].dtype)
-        attn = from_llama(sd, cfg.num_attention_heads, cfg.max_position_embeddings, cfg.num_key_value_heads, window,
-                          rope['rope_theta'], cfg.attention_dropout,
+        attn = from_llama(old.state_dict(), cfg.num_attention_heads, cfg.max_position_embeddings,
+                          cfg.num_key_value_heads, window, rope['rope_theta'], cfg.attention_dropout,
                           query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None)
-        if attn.qk_norm:
-            for norm in (attn.q_norm, attn.k_norm): norm.eps = cfg.rms_norm_eps  # the model's epsilon (not a weight)
-        return HFAttention(attn, old.layer_idx, cfg, norm_in_float32=gemma)
+        for norm in (attn.q_norm, attn.k_norm) if attn.qk_norm else ():  # as the model computes them: in float32,
+            norm.eps, norm.float32, norm.unit_offset = cfg.rms_norm_eps, True, gemma    # its epsilon, Gemma's 1 + w
+        return HFAttention(attn, old.layer_idx, cfg)
     if old.head_dim * cfg.num_attention_heads != cfg.hidden_size:
         _refuse(cfg, 'head_dim', old.head_dim, f"Attention's head width is hidden_size // num_attention_heads = "
                 f"{cfg.hidden_size // cfg.num_attention_heads} in this family")

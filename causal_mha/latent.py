@@ -8,9 +8,11 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from numbers import Real
-from .core import Attention, KVCache, _check_mask, _refuse_stale
-from .ground import document, check_int, check_bool, shape_of, merge_heads
+import uuid
+from .ground import document, check_int, check_bool, check_positive, shape_of, merge_heads
+from .dispatch import attend, check_attention_mask, token_positions
+from .rope import Rotary, RMSNorm, rotate
+from .cache import KVCache
 
 # %% auto #0
 __all__ = ['LatentCache', 'LatentAttention']
@@ -33,14 +35,14 @@ class LatentCache(KVCache):
     kv_lora_rank = None  # the latent's width, set by the module that fills the cache
 
     @property
-    def key(self): return None if self._k is None else self._fifo(self._k)[:, 0]     # [B, S, r + dr]
+    def key(self): return None if self.keys is None else self.keys[:, 0]            # [B, S, r + dr]
     @property
-    def latent(self): return None if self._k is None else self.key[..., :self.kv_lora_rank]
+    def latent(self): return None if self.keys is None else self.key[..., :self.kv_lora_rank]
     @property
-    def k_rope(self): return None if self._k is None else self.key[..., self.kv_lora_rank:]
+    def k_rope(self): return None if self.keys is None else self.key[..., self.kv_lora_rank:]
 
     def __repr__(self):
-        if self._k is None: return "LatentCache(empty)"
+        if self.keys is None: return "LatentCache(empty)"
         return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.batch_size}, "
                 f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.head_dim - self.kv_lora_rank}, "
                 f"dtype={self.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
@@ -77,21 +79,21 @@ class LatentAttention(nn.Module):
         if dr % 2: raise ValueError(f"qk_rope_head_dim={dr} must be even: rotary embeddings turn pairs of features")
         if q_lora_rank is not None: q_lora_rank = check_int('q_lora_rank', q_lora_rank, 1)
         if context_length is not None: context_length = check_int('context_length', context_length, 1)
-        for name, v in (('rope_theta', rope_theta), ('eps', eps)):
-            if isinstance(v, bool) or not isinstance(v, Real) or not 0 < v < math.inf:
-                raise ValueError(f"{name} must be a positive number, got {v!r}")
+        rope_theta, eps = check_positive('rope_theta', rope_theta), check_positive('eps', eps)
         check_bool('bias', bias)
         kw = dict(device=device, dtype=dtype)
         self.d_model, self.n_heads, self.kv_lora_rank, self.q_lora_rank = D, H, r, q_lora_rank
         self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
-        self.context_length, self.rope_theta, self.scale = context_length, float(rope_theta), 1 / math.sqrt(dn + dr)
+        self.context_length, self.rope_theta, self.scale = context_length, rope_theta, 1 / math.sqrt(dn + dr)
+        self._cache_id = uuid.uuid4().int >> 65                                       # a LatentCache holds one layer's
         if q_lora_rank is None: self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
             self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)                 # down
-            self.q_a_layernorm = nn.RMSNorm(q_lora_rank, eps=eps, **kw)
+            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, **kw)
             self.q_b_proj = nn.Linear(q_lora_rank, H * (dn + dr), bias=False, **kw)     # up
         self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)                 # the latent and the rope key
-        self.kv_a_layernorm = nn.RMSNorm(r, eps=eps, **kw)
+        self.kv_a_layernorm = RMSNorm(r, eps, **kw)
+        self.rotary = Rotary(dr, rope_theta)                            # the rope parts' angles
         self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)                  # latent -> keys, values
         self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
 
@@ -110,14 +112,17 @@ class LatentAttention(nn.Module):
                ) -> Tensor: # [B, T, d_model]
         "Causal multi-head latent attention of `x`, after the positions `cache` holds."
         valid = self._check_input(x, cache, attention_mask, absorb)          # [B, T] bool, or None
-        pos = Attention.positions(x, cache, valid)                           # [T], or [B, T] with padding; -1 at pads
+        pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
         q_nope, q_rope, latent, k_rope = self.project(x, valid)              # [B, H, T, dn | dr], [B, 1, T, r | dr]
-        q_rope, k_rope = self.rope_qk(q_rope, k_rope, pos)                   # rotated by position, angles once
-        key, k_pos, contiguous = self.store(torch.cat((latent, k_rope), -1), pos, cache)  # [B, 1, S, r + dr]
+        q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)                 # rotated by position, angles once
+        key, k_pos = torch.cat((latent, k_rope), -1), None if pos.ndim == 1 else pos  # [B, 1, T, r + dr]
+        if cache is not None:                                                # + the held positions, staged
+            key, _, k_pos = cache.update(key, key[..., :0], k_pos, max_length=self.context_length, commit=False,
+                                         owner=self._cache_id)
+            cache.kv_lora_rank = self.kv_lora_rank
         attend = self.attend_absorbed if absorb else self.attend
-        out = attend(q_nope, q_rope, key, **self.visible(pos, k_pos, contiguous))  # [B, T, D]
-        out = _refuse_stale(out, cache, key, key)                            # backward after a later write: refused
-        if cache is not None: cache.commit()                                 # only a completed call is kept
+        out = attend(q_nope, q_rope, key, None if k_pos is None else (pos, k_pos))  # [B, T, D]
+        if cache is not None: out = cache.guard(out); cache.commit()         # only a completed call is kept
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
     def _check_input(self, x, cache, attention_mask, absorb):
@@ -132,14 +137,9 @@ class LatentAttention(nn.Module):
             raise TypeError(f"cache must be a LatentCache or None, got {type(cache).__name__}")
         P, T = (0 if cache is None else cache.n_seen), x.shape[1]
         if self.context_length is not None and P + T > self.context_length:
-            raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}")
-        if cache is not None:
-            if cache.owner is not None and cache.owner is not self:
-                raise ValueError(f"cache holds positions written by another module ({cache.owner.extra_repr()}); use "
-                                 f"one LatentCache per attention layer, or call cache.reset()")
-            cache._check(x.shape[0], 1, self.kv_lora_rank + self.qk_rope_head_dim, x.dtype, x.device,
-                         what='the new latent and rope key have', v_dim=0)
-        return None if attention_mask is None else _check_mask(attention_mask, x, cache)
+            raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}; raise "
+                             f"context_length, or call cache.reset() to start a new sequence")
+        return None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
 
     def project(self, x, valid):
         "Queries by head, split into their unrotated and rope parts; the normalised latent and the rope key (one head each). A pad's are 0."
@@ -151,34 +151,17 @@ class LatentAttention(nn.Module):
         if valid is None: return parts
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
 
-    def rope_qk(self, q_rope, k_rope, pos):
+    def rotate_qk(self, q_rope, k_rope, pos):
         "The rope parts of the queries and the shared rope key turned by their positions; the angles computed once."
-        cos, sin = Attention.rope_angles(pos, self.qk_rope_head_dim, self.rope_theta, q_rope.dtype)
-        return Attention.rotate(q_rope, cos, sin), Attention.rotate(k_rope, cos, sin)
+        cos, sin = self.rotary(pos, q_rope.dtype)
+        return rotate(q_rope, cos, sin), rotate(k_rope, cos, sin)
 
-    def store(self, key, pos, cache):
-        "The shared keys `[latent, k_rope]` to attend over, their positions, and whether slot i holds position i (no padding)."
-        if cache is None: return key, pos, pos.ndim == 1
-        key, _, k_pos, complete = cache._append(key, key[..., :0], pos, None, self.context_length, True, commit=False)
-        cache.owner, cache.kv_lora_rank = self, self.kv_lora_rank
-        return key, k_pos, complete and pos.ndim == 1
-
-    @staticmethod
-    def visible(q_pos, k_pos, contiguous:bool) -> dict:
-        "The kernel's keywords for `Attention.mask(q_pos, k_pos)`: none for one new token, `is_causal` for a fresh block, else the mask."
-        T, K = q_pos.shape[-1], k_pos.shape[-1]
-        if contiguous and T == 1: return {}
-        if contiguous and T == K: return dict(is_causal=True)
-        m = Attention.mask(q_pos, k_pos)                                     # [T, K] or [B, T, K]
-        return dict(attn_mask=m[:, None] if m.ndim == 3 else m)
-
-    def attend(self, q_nope, q_rope, key, attn_mask=None, is_causal=False):
-        "Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]` and values, then attend."
+    def attend(self, q_nope, q_rope, key, pos=None, mask=None):
+        "Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]` and values, then `attend`."
         B, _, S, _ = key.shape; H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
         k_nope, v = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2).split([dn, dv], -1)  # [B, H, S, .]
         k = torch.cat([k_nope, key[..., r:].expand(-1, H, -1, -1)], -1)                 # [B, H, S, dn + dr]
-        o = F.scaled_dot_product_attention(torch.cat([q_nope, q_rope], -1), k, v, attn_mask=attn_mask,
-                                           is_causal=is_causal, scale=self.scale)       # [B, H, T, dv]
+        o, _ = attend(torch.cat([q_nope, q_rope], -1), k, v, pos, mask=mask, scale=self.scale)  # [B, H, T, dv]
         return self.o_proj(merge_heads(o))                                             # [B, T, H*dv] -> [B, T, D]
 
     def absorbed_weights(self) -> tuple: # (W_uk [H, dn, r], W_uv [H, dv, r]), views of `kv_b_proj.weight`
@@ -186,20 +169,13 @@ class LatentAttention(nn.Module):
         H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
         return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
 
-    def attend_absorbed(self, q_nope, q_rope, key, attn_mask=None, is_causal=False):
-        """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value.
-        The heads share that one key/value head, so they go to the kernel as `H·T` queries of one head: the cache is
-        read once per call, not once per head."""
-        B, H, T, _ = q_nope.shape; K = key.shape[2]
+    def attend_absorbed(self, q_nope, q_rope, key, pos=None, mask=None):
+        """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value:
+        multi-query attention, which `attend` computes with the cache read once per call, not once per head."""
         W_uk, W_uv = self.absorbed_weights()
         q = torch.cat([torch.einsum('bhtn,hnr->bhtr', q_nope, W_uk), q_rope], -1)       # [B, H, T, r + dr]
-        if is_causal: attn_mask = torch.ones(T, K, dtype=torch.bool, device=q.device).tril(K - T)
-        if attn_mask is not None:                                                      # each head's rows: the same mask
-            m = attn_mask if attn_mask.ndim == 4 else attn_mask[None, None]            # [B or 1, 1, T, K]
-            attn_mask = m.expand(-1, H, -1, -1).reshape(m.shape[0], 1, H * T, K)
-        o = F.scaled_dot_product_attention(q.reshape(B, 1, H * T, -1), key, key[..., :self.kv_lora_rank],
-                                           attn_mask=attn_mask, scale=self.scale)      # [B, 1, H*T, r]
-        v = torch.einsum('bhtr,hvr->bhtv', o.view(B, H, T, -1), W_uv)                # each head's value from its latent
+        o, _ = attend(q, key, key[..., :self.kv_lora_rank], pos, mask=mask, scale=self.scale)  # [B, H, T, r]
+        v = torch.einsum('bhtr,hvr->bhtv', o, W_uv)                                   # each head's value from its latent
         return self.o_proj(merge_heads(v))                                             # [B, T, H*dv] -> [B, T, D]
 
     def load_interleaved(self, state_dict:dict, # DeepSeek's or HF's (rope_interleave=True) weights, by our names
