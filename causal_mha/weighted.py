@@ -65,19 +65,12 @@ def attention(q:Tensor, # [..., T_q, d_k] queries
               scale:bool|float=True, # True: divide scores by sqrt(d_k); False: don't; a number: divide by it
               return_weights:bool=False, # also return the attention weights
               validate:bool=True, # refuse NaN/inf inputs and rows with no visible key; False: the caller has made sure
-              softcap:float|None=None, # Gemma 2's logit soft-capping: scores -> softcap * tanh(scores / softcap), before the mask
-              sinks:Tensor|None=None, # attention sinks (gpt-oss): a logit per row, broadcastable to [..., T_q, 1], that joins the softmax and takes weight from the keys
              ): # [..., T_q, d_v], or (that, weights [..., T_q, T_k]) with `return_weights`
     "Scaled dot-product attention `softmax(q k^T / sqrt(d_k), masked) @ v`, written out step by step."
     _check_qkv(q, k, v, finite=validate)
     div = _divisor(scale, q.shape[-1])
     scores = q @ k.transpose(-2, -1)                                # [..., T_q, d_k] @ [..., d_k, T_k] -> [..., T_q, T_k]
     if div != 1.0: scores = scores / div
-    if softcap is not None: scores = softcap * torch.tanh(scores / softcap)   # bounded in (-softcap, softcap)
-    if sinks is not None:                                           # one more logit per row, a key with no value
-        scores = torch.cat((scores, sinks.expand(*scores.shape[:-1], 1).to(scores.dtype)), -1)
-        if mask is not None: mask = torch.cat((mask.expand(*scores.shape[:-1], mask.shape[-1]), mask.new_ones(*scores.shape[:-1], 1)), -1)
     weights = masked_softmax(scores, mask, name='mask', validate=validate)  # masked before softmax; rows sum to 1
-    if sinks is not None: weights = weights[..., :-1]                # the sink's share: 1 - the row's sum
     out = weights @ v                                               # [..., T_q, T_k] @ [..., T_k, d_v] -> [..., T_q, d_v]
     return (out, weights) if return_weights else out
