@@ -15,7 +15,7 @@ from .masks import causal_mask
 from .checks import verify_causal
 from .dropout import dropout_row, dropout_expectation
 from .multihead import MultiHeadAttention, track_element
-from .core import Attention, KVCache
+from . import Attention, KVCache  # by the names the package exports, wherever they live
 from .bench import (run_benchmarks, format_report, plot_results, save_results, check_options,
                               require_matplotlib, usable_cores, PARTS)
 
