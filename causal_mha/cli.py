@@ -15,9 +15,9 @@ from .masks import causal_mask
 from .checks import verify_causal
 from .dropout import dropout_row, dropout_expectation
 from .multihead import MultiHeadAttention, track_element
-from .core import Attention, KVCache
-from .bench import (run_benchmarks, format_report, plot_results, save_results, check_options,
-                              require_matplotlib, usable_cores, PARTS)
+from . import Attention, KVCache  # by the names the package exports, wherever they live
+from .bench import (
+    run_benchmarks, format_report, plot_results, save_results, check_options, require_matplotlib, usable_cores, PARTS)
 
 # %% auto #0
 __all__ = ['causal_mha_figures', 'causal_mha_lab', 'causal_mha_bench']
