@@ -14,7 +14,10 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 - `dropout` (4.6): dropout on one row of weights, enumerated exactly;
 - `multihead` (4.7): upstream's `CausalAttention`, `MultiHeadAttentionWrapper`, `MultiHeadAttention`;
 - `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
-- `core` (4.8): the fused `Attention` and its `KVCache`;
+- `dispatch` (after 4.8): `token_positions`, `visible` (who sees whom) and `attend` (which kernel computes it);
+- `rope` (after 4.8): `Rotary`, `rotate` and `RMSNorm`, what queries and keys go through before the scores;
+- `cache` (after 4.8): `KVCache`, the keys and values of the positions a layer has seen;
+- `core` (4.8): `Attention`, the chapter's module built on those three;
 - `exercises` (4.9): `attention_param_count`;
 - `kv_memory` (beyond the chapter): `kv_cache_bytes`, the key/value memory of MHA, GQA, MQA and sliding windows;
 - `convert` (drop-in): weight converters `from_*`/`to_*` for upstream, `nn.MultiheadAttention`, nanoGPT, HF GPT-2 and
@@ -30,8 +33,8 @@ Not star-imported, used by their module path: `causal_mha.labs` (the interactive
 (benchmarks), `causal_mha.cli` (console commands) and the test suites. Argument checks other than `check_finite`
 (`check_int`, `check_heads`, ...) are module-private helpers of `ground`: `from causal_mha.ground import check_heads`.
 
-That makes 61 top-level names, each something a user imports: what the chapter builds, the results it returns, and
-the library (`Attention`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`). The
+That makes 67 top-level names, each something a user imports: what the chapter builds, the results it returns, and
+the library (`Attention`, `attend`, `Rotary`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`). The
 Exercises page (4.9) asserts the surface.
 """
 __version__ = "0.1.0"
