@@ -44,10 +44,12 @@ def kv_cache_bytes(*,
                   ) -> int: # bytes of the keys and values that all layers hold
     """Bytes of the keys and values a decoder caches at `context_length`: `2·B·positions·Hkv·d·element size` per layer.
 
-    A full layer holds `context_length` positions, a sliding layer `min(context_length, window)` (the ring of
-    `window` slots that `KVCache` keeps). These are the bytes a `KVCache` of an `Attention` with this
-    `context_length` holds once that many positions have passed through it; before that its buffer may be larger
-    than the positions held (it grows geometrically, capped at the module's `context_length`). With `latent_dim`
+    A full layer holds `context_length` positions, a sliding layer `min(context_length, window)` (the `window - 1`
+    positions a later query can see and the one being decoded). These are the bytes a `KVCache` of an `Attention`
+    with this `context_length` holds once that many positions have passed through it (a sliding layer's, after a
+    prefill; while decoding it keeps up to `max(4, window / 7)` slots more so that it seldom moves what it holds);
+    before that its buffer may be larger than the positions held (it grows geometrically, capped at the module's
+    `context_length`). With `latent_dim`
     (multi-head latent attention) a layer caches `latent_dim` numbers per position, shared by all heads, instead of
     a key and a value per key/value head: `B·positions·latent_dim·element size` per layer. `latent_dim` counts
     everything cached per position: for DeepSeek-V2/V3 the latent and the rope key, `kv_lora_rank +
