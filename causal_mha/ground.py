@@ -216,7 +216,8 @@ def check_finite(x:Tensor, # [..., T, D] input of an attention function or modul
     if not x.is_floating_point() or x.numel() == 0: return x  # integers are always finite
     lo, hi = torch.aminmax(x)  # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
     if not (torch.isfinite(lo) & torch.isfinite(hi)):
-        bad = (~torch.isfinite(x)).flatten(0, -3).any(0).any(-1) if x.ndim >= 2 else ~torch.isfinite(x)
+        bad = ~torch.isfinite(x)                                        # [..., T, D] -> [T]: any batch, any feature
+        if x.ndim >= 2: bad = bad.flatten(0, -3).any(0).any(-1) if x.ndim >= 3 else bad.any(-1)
         raise ValueError(f"{name} holds NaN or inf at positions {bad.nonzero().flatten().tolist()} (dim -2 of shape "
                          f"{list(x.shape)}); a masked future position still enters weights @ V as 0 * NaN = NaN, "
                          f"so attention would spread it to earlier outputs")
