@@ -8,11 +8,12 @@ settings.ini's tst_flags skipped), and every cell that ran is compared with what
   - a decimal number must agree to about its printed precision: within 2 units of its last printed digit or 1% (a
     last digit that differs across CPUs passes); numbers below 1e-6 in magnitude count as zero (rounding-level
     differences such as 2.2e-16 vs 4.4e-16);
-  - a number followed by a unit of time (`12 ms`, `0.4 s`) or written as a ratio (`1.9x`) is a timing: not compared;
+  - a line that reports a time (`12 ms`, `0.4 s`, `1.9x`) is a timing line: its numbers are not compared (its words
+    are);
   - a plot must still be a plot; HTML (the labs) and show_doc entries are redrawn by the docs build, so not compared.
 A cell that prints nothing in the notebook but prints when run, or the reverse, is reported too. Exits 1 on a
-mismatch, naming the notebook, the cell, and the first difference; to refresh a page's outputs run it top to bottom
-and save (or: python tools that execute in place), then nbdev_clean.
+mismatch, naming the notebook, the cell, and the first difference. To refresh a page's outputs, run it top to bottom
+in Jupyter and save it, then nbdev_clean.
 """
 import configparser, copy, os, re, sys, time
 from concurrent.futures import ProcessPoolExecutor
@@ -31,11 +32,14 @@ HEX_RE = re.compile(r'0x[0-9a-fA-F]+')
 
 
 def tokens(text):
-    "The text as (kind, value, is_timing) tokens; whitespace and memory addresses dropped."
+    "(kind, value, is_timing) tokens of the text, without whitespace and addresses; on a line with a time, all timings."
     out = []
-    for m in TOKEN_RE.finditer(HEX_RE.sub('0x', text)):
-        if m['num'] is not None: out.append(('num', m['num'], m['unit'] is not None))
-        else: out.append(('word', m['word'] or m['sym'], False))
+    for line in HEX_RE.sub('0x', text).splitlines():
+        ms = list(TOKEN_RE.finditer(line))
+        timed = any(m['num'] is not None and m['unit'] is not None for m in ms)
+        for m in ms:
+            if m['num'] is not None: out.append(('num', m['num'], timed))
+            else: out.append(('word', m['word'] or m['sym'], False))
     return out
 
 

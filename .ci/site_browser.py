@@ -8,8 +8,8 @@ The pages are those nbs/sidebar.yml lists (so new pages are covered without edit
   width      no image, figure, table, code block or frame reaches past the text column, unless it sits in a box that
              scrolls sideways on purpose or in one of Quarto's wider columns (`.column-page-right`, ...), which must fit
              the window; no code block or table scrolls sideways (code wraps; a table shows all its columns)
-  api        every API entry (`.doc-entry`, drawn by causal_mha.ground.SiteDoc) shows a signature, and a class as
-             `class`; its arguments, returns and raises are lists, never a paragraph starting `Args:`/`Raises:`/...
+  api        every API entry (a heading causal_mha.ground.SiteDoc marks with `span.doc-entry`) shows a signature, a
+             class as `class`; its arguments, returns and raises are lists, never a paragraph starting `Args:`, ...
   anchors    every link to a page of the site with a `#fragment` lands on an element with that id
   sidebar    the sidebar lists every page of nbs/sidebar.yml; home first, then 4.1; the pages titled 4.1-4.9 in order
   search     the search box finds `KVCache` and `swap_attention`, and its first result opens their API entry
@@ -105,7 +105,7 @@ MEASURE_JS = r"""() => {
     if (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1)
       sideways.push(name(el) + ': ' + el.scrollWidth + ' px of code in ' + el.clientWidth + ' (' + el.textContent.split('\n').find(l => l.length > 60)?.slice(0, 60) + ')');
   }
-  const entries = [...main.querySelectorAll('section.doc-entry')].map(s => {
+  const entries = [...main.querySelectorAll('span.doc-entry')].map(m => m.closest('section')).filter(Boolean).map(s => {
     const h = s.querySelector('h1,h2,h3,h4,h5,h6');
     const code = s.querySelector('div.sourceCode pre, pre');
     const loose = [...s.querySelectorAll(':scope > p')].map(p => p.textContent.trim())
@@ -285,14 +285,17 @@ def resolve(qualname):
 
 
 def check_anchors(s, name, m, ids):
+    "Links to the site with a #fragment: the page exists and has that id. One problem per missing target and page."
+    seen = {}
     for href in m['links']:
         url = href if href.startswith(SITE_URL) else urljoin(SITE_URL + name, href) if not re.match(r'^[a-z]+:', href) else None
         if not url or not url.startswith(SITE_URL) or '#' not in url: continue
         page, frag = url[len(SITE_URL):].split('#', 1)
-        page = (page.split('?')[0] or name)
-        frag = unquote(frag)
-        if page not in ids: s.fail('anchors', f'{name}: {href} -> no page {page}')
-        elif frag and frag not in ids[page]: s.fail('anchors', f'{name}: {href} -> {page} has no #{frag}')
+        page, frag = page.split('?')[0] or name, unquote(frag)
+        if page not in ids or (frag and frag not in ids[page]): seen[(page, frag)] = seen.get((page, frag), 0) + 1
+    for (page, frag), n in seen.items():
+        what = f'no page {page}' if page not in ids else f'{page} has no #{frag}'
+        s.fail('anchors', f'{name}: {n} link(s) to {page}#{frag}: {what}')
     s.ok('anchors')
 
 

@@ -180,7 +180,7 @@ class SiteDoc:
         sym, doc = self.sym, '---\n\n'
         src = NbdevLookup().code(f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}")
         if src: doc += f'[source]({src}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
-        doc += f"{'#' * self.title_level} {self.nm} {{.doc-entry}}\n\n"
+        doc += f"{'#' * self.title_level} {self.nm} <span class=\"doc-entry\"></span>\n\n"   # marks an entry
         try: sig = inspect.signature(sym)
         except (TypeError, ValueError): sig = None
         kw = 'class' if inspect.isclass(sym) else 'async def' if inspect.iscoroutinefunction(sym) else 'def'

@@ -1,8 +1,8 @@
 """Quarto post-render step (nbs/_quarto.yml `post-render`): search entries for the API, no unused CDN scripts.
 
-1. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc` (a `###` heading marked
-`.doc-entry` by `causal_mha.ground.SiteDoc`) is found only as part of whatever section holds it, after the page's
-intro. This adds, for each entry, an item whose section is the symbol's name and whose link opens the entry:
+1. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc` (a `###` heading that
+`causal_mha.ground.SiteDoc` marks with `<span class="doc-entry">`) is found only as part of whatever section holds
+it, after the page's intro. This adds, for each entry, an item whose section is the symbol's name and whose link opens the entry:
 searching `KVCache` or `swap_attention` lists that entry first. The link carries `?api=NAME` so the search box
 shows it as a result of its own rather than folded under the page's first match.
 
@@ -19,33 +19,31 @@ from pathlib import Path
 
 
 class _Entries(HTMLParser):
-    "The `.doc-entry` sections of one page: (id, name, text), the text cut at the next entry."
+    "The API entries of one page: sections whose heading holds `<span class=\"doc-entry\">`, with their text."
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.entries, self.cur, self.depth, self.skip = [], None, 0, 0
+        self.entries, self.open, self.heading, self.skip = [], [], None, 0   # open: [section id, its entry or None]
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag in ('script', 'style', 'button'): self.skip += 1
-        if tag == 'section' and 'doc-entry' in (a.get('class') or '').split():
-            self.cur = {'id': a.get('id', ''), 'name': '', 'text': [], 'in_h': False}
-            self.entries.append(self.cur); self.depth = 0
-        elif self.cur is not None:
-            if tag == 'section': self.depth += 1
-            if re.fullmatch(r'h[1-6]', tag) and not self.cur['name']: self.cur['in_h'] = True
+        elif tag == 'section': self.open.append([a.get('id', ''), None])
+        elif re.fullmatch(r'h[1-6]', tag): self.heading = ''
+        elif tag == 'span' and 'doc-entry' in (a.get('class') or '').split() and self.heading is not None and self.open:
+            self.open[-1][1] = {'id': self.open[-1][0], 'name': self.heading, 'text': []}
+            self.entries.append(self.open[-1][1])
 
     def handle_endtag(self, tag):
         if tag in ('script', 'style', 'button'): self.skip = max(0, self.skip - 1)
-        if self.cur is None: return
-        if re.fullmatch(r'h[1-6]', tag): self.cur['in_h'] = False
-        if tag == 'section':
-            if self.depth == 0: self.cur = None
-            else: self.depth -= 1
+        elif tag == 'section' and self.open: self.open.pop()
+        elif re.fullmatch(r'h[1-6]', tag): self.heading = None
 
     def handle_data(self, data):
-        if self.cur is None or self.skip: return
-        if self.cur['in_h']: self.cur['name'] += data
-        else: self.cur['text'].append(data)
+        if self.skip: return
+        if self.heading is not None: self.heading += data
+        else:
+            for _, e in self.open:
+                if e: e['text'].append(data)
 
 
 def page_entries(text):
