@@ -1,7 +1,7 @@
 """Run the "Use it in your model" snippet of README.md exactly as written there.
 
 Run from the repository root:  python .ci/readme_snippet.py
-Takes the first ```python block after the heading "## Use it in your model" in README.md, writes it to a temporary
+Takes the first ```python (or ``` python, as nbdev_readme writes it) block after the heading "## Use it in your model" in README.md, writes it to a temporary
 file and runs it with this Python in a temporary folder (so it imports the installed package, not files beside it).
 Exits with the snippet's status: 1 if the section or its code block is missing.
 """
@@ -18,7 +18,7 @@ def snippet(readme: str) -> str | None:
     if start < 0: return None
     section = readme[start + len(HEADING):]
     end = re.search(r'^## ', section, re.M)
-    m = re.search(r'^```python\n(.*?)^```', section[:end.start() if end else None], re.M | re.S)
+    m = re.search(r'^``` ?python\n(.*?)^```', section[:end.start() if end else None], re.M | re.S)   # ``` python: gfm
     return m.group(1) if m else None
 
 

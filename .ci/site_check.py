@@ -1,6 +1,7 @@
-"""Site check for CI, standing in for the Quarto render (Quarto is not installed where CI runs).
+"""Site check for CI: what the notebooks and nbdev's processed pages must hold (the built site is read in a browser by
+.ci/site_browser.py).
 
-Run from the repository root after `nbdev_proc_nbs`:  python .ci/site_check.py
+Run from the repository root after `nbdev_docs` (or `nbdev_proc_nbs`, which makes _proc/ alone):  python .ci/site_check.py
 Checks, each over every notebook in nbs/ (found by glob, so new notebooks are covered without editing this file):
   titles      the first markdown cell of every page starts with an H1 (`# Title`): nbdev makes it the page title
   options     every `#|` line of a code cell is an nbdev directive or a Quarto cell option this project knows,
@@ -169,7 +170,7 @@ def check_outputs(nbs):
     bad, n = [], 0
     for nb in nbs:
         p = PROC / nb.relative_to(NBS)
-        if not p.exists(): bad.append(f'{rel(p)} is missing: run nbdev_proc_nbs first'); continue
+        if not p.exists(): bad.append(f'{rel(p)} is missing: run nbdev_docs first'); continue
         for i, c in enumerate(cells(p)):
             for out in c.get('outputs', []):
                 n += 1
@@ -231,7 +232,7 @@ def check_code(nbs):
     for page, names in CHAPTER_CODE.items():
         if page not in have: bad.append(f'nbs/{page} is missing'); continue
         cs = proc_cells(have[page])
-        if cs is None: bad.append(f'_proc/{page} is missing: run nbdev_proc_nbs first'); continue
+        if cs is None: bad.append(f'_proc/{page} is missing: run nbdev_docs first'); continue
         shown = '\n'.join(src(c) for c in cs if visible_code(c))
         for n in names:
             if not re.search(rf'^\s*(?:async\s+)?(?:def|class)\s+{re.escape(n)}\b', shown, re.M):
@@ -244,7 +245,7 @@ def check_values(nbs):
     for nb in nbs:
         if not CHAPTER_RE.match(nb.name): continue
         cs = proc_cells(nb)
-        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_proc_nbs first'); continue
+        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_docs first'); continue
         vis = [c for c in cs if visible_code(c)]
         n_out = sum(1 for c in vis if c.get('outputs'))
         share = n_out / len(vis) if vis else 1.0
@@ -266,7 +267,7 @@ def check_refusals(nbs):
     for nb in nbs:
         if not (CHAPTER_RE.match(nb.name) or nb.name == '10_labs.ipynb'): continue
         cs = proc_cells(nb)
-        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_proc_nbs first'); continue
+        if cs is None: bad.append(f'_proc/{nb.name} is missing: run nbdev_docs first'); continue
         block_at, prev_fail, section = None, False, None   # section: level of the bad-input heading once reached
         for i, c in enumerate(cs):
             if c['cell_type'] == 'markdown':
@@ -324,7 +325,7 @@ def check_bench(nbs):
     nb = NBS / '11_bench.ipynb'
     if nb not in nbs: return []
     cs = proc_cells(nb)
-    if cs is None: return [f'_proc/{nb.name} is missing: run nbdev_proc_nbs first']
+    if cs is None: return [f'_proc/{nb.name} is missing: run nbdev_docs first']
     bad, first_out, tests_before = [], None, []
     for i, c in enumerate(cs):
         if c['cell_type'] != 'code' or 'show_doc(' in src(c): continue

@@ -304,7 +304,7 @@ _TITLES = dict(attention='Attention weights and causal mask', dropout='Dropout: 
 _counter = itertools.count()
 
 def lab_iframe(name:str, # 'attention', 'dropout' or 'multihead'
-              ) -> str: # an `<iframe class="cmha-lab">` holding the page, plus a tiny resize script
+              ) -> str: # an `<iframe class="cmha-lab">` holding the page, plus a script that sizes it
     "The HTML that embeds one lab in a page, isolated in an iframe."
     _check_name(name)
     fid = f'cmha-lab-{name}-{next(_counter)}'
@@ -312,7 +312,8 @@ def lab_iframe(name:str, # 'attention', 'dropout' or 'multihead'
             f'style="width:100%;height:{_HEIGHTS[name]}px;border:1px solid #d0d7de;border-radius:6px" '
             f'srcdoc="{html.escape(lab_html(name), quote=True)}"></iframe>'
             f'<script>(function(){{var f=document.getElementById("{fid}");window.addEventListener("message",function(e){{'
-            f'if(f&&e.source===f.contentWindow&&e.data&&e.data.cmhaLabHeight)f.style.height=(e.data.cmhaLabHeight+16)+"px";}});}})();</script>')
+            f'if(!f||e.source!==f.contentWindow||!e.data||!(e.data.cmhaLabHeight>0))return;'
+            f'var h=(e.data.cmhaLabHeight+2)+"px";if(f.style.height!==h)f.style.height=h;}});}})();</script>')
 
 def show_lab(name:str, # 'attention', 'dropout' or 'multihead'
             ): # an `IPython.display.HTML` object

@@ -38,10 +38,16 @@
   }
   // "−100" for -100: the typographic minus of the pages' prose.
   function minus(x) { return String(x).replace('-', '\u2212'); }
+  // The height of the content, not of the frame: the <html> box is as tall as what it holds (scrollHeight would be
+  // at least the frame's own height, so a frame set to it plus its border would grow with every report).
+  var lastHeight = 0;
   function postHeight() {
-    try { if (window.parent && window.parent !== window) window.parent.postMessage({cmhaLabHeight: document.documentElement.scrollHeight}, '*'); } catch (e) {}
+    var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (h === lastHeight) return;
+    lastHeight = h;
+    try { if (window.parent && window.parent !== window) window.parent.postMessage({cmhaLabHeight: h}, '*'); } catch (e) {}
   }
-  // The step buttons, arrow-key scrolling of the table regions, and the height report when the window resizes.
+  // The step buttons, arrow-key scrolling of the table regions, and the height report when the content's size changes.
   function bindCommon() {
     $('prev').addEventListener('click', function () { if (state.step > 1) { state.step--; render(); } });
     $('next').addEventListener('click', function () { if (state.step < 5) { state.step++; render(); } });
@@ -52,4 +58,5 @@
       });
     });
     window.addEventListener('resize', postHeight);
+    if (window.ResizeObserver) new ResizeObserver(postHeight).observe(document.documentElement);   // any change of size
   }

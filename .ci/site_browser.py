@@ -1,0 +1,423 @@
+"""Read the built site in a browser, as a reader would: Playwright on Debian's Chromium, `_docs/` served on 127.0.0.1.
+
+Run from the repository root after `nbdev_docs`:  python .ci/site_browser.py [--shots DIR] [--only PAGE.html ...]
+The pages are those nbs/sidebar.yml lists (so new pages are covered without editing this file). At 1280 x 900:
+  load       every page loads with no console error, no uncaught exception and no failed request to the site
+             (requests elsewhere, such as MathJax's CDN, are blocked and counted, not failed on)
+  height     the page's height is the same 0.3 s and 1.5 s after load (nothing keeps growing)
+  width      no image, figure, table, code block or frame reaches past the text column, unless it sits in a box that
+             scrolls sideways on purpose or in one of Quarto's wider columns (`.column-page-right`, ...), which must fit
+             the window; no code block or table scrolls sideways (code wraps; a table shows all its columns)
+  api        every API entry (a heading causal_mha.ground.SiteDoc marks with `span.doc-entry`) shows a signature, a
+             class as `class`; its arguments, returns and raises are lists, never a paragraph starting `Args:`, ...
+  anchors    every link to a page of the site with a `#fragment` lands on an element with that id
+  sidebar    the sidebar lists every page of nbs/sidebar.yml; home first, then 4.1; the pages titled 4.1-4.9 in order
+  search     the search box finds `KVCache` and `swap_attention`, and its first result opens their API entry
+  chapter    the pages of 4.1, 4.7 and 4.8 show the code they build (`def`/`class` lines, not a bare signature)
+             and the chapter's figures they print
+  labs       every embedded lab works in its page: an input changed in the frame gives the Python twin's numbers,
+             and the frame's height settles at the lab's own height (no scroll bar inside, no growth)
+  labs-page  the Labs page opens with a live lab (its top within the first screen)
+  bench      the Benchmarks page's plots are all loaded and shown at no less than 70% of their drawn width (the
+             image's width attribute, in CSS px; else its pixels)
+Full-page screenshots go to a temporary folder (printed), or to --shots. Exits 1 when any check fails.
+"""
+import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
+from pathlib import Path
+from urllib.parse import urljoin, urlparse, unquote
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS, NBS = ROOT / '_docs', ROOT / 'nbs'
+CHROMIUM = '/usr/bin/chromium'
+ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run']
+WIDTH, HEIGHT = 1280, 900
+SITE_URL = 'https://causal-mha.github.io/causal_mha/'   # settings.ini doc_host + doc_baseurl: nbdev's links use it
+SHOT_MAX_HEIGHT = 16_000                               # px of a full-page screenshot kept (the longest pages are longer)
+SECTION_RE = re.compile(r'^(\d+)\.(\d+)\b')            # "4.7 Batches and heads" -> (4, 7)
+CHAPTER_FIGURES = {                                     # section: (code lines the page shows, printed figures)
+    '4.1': (['def attention('], ['0.1554, 0.4223, 0.4223', '0.5777, 0.8446']),
+    '4.7': (['class MultiHeadAttention(', 'class MultiHeadAttentionWrapper('],
+            ['[[0, 0, 2], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 2]]']),
+    '4.8': (['class Attention(', 'class KVCache'], ['2.78e-16', '1.33e-15']),
+}
+MIN_PLOT_SCALE = 0.70
+
+
+def page_name(nb):
+    "nbdev's page for a notebook: `07a_text.ipynb` -> `text.html`, `index.ipynb` -> `index.html`."
+    p = Path(nb)
+    return str(p.with_name(re.sub(r'^\d+[a-zA-Z0-9]*_', '', p.name.lower())).with_suffix('.html'))
+
+
+def sidebar_notebooks():
+    def walk(node):
+        if isinstance(node, str): yield node
+        elif isinstance(node, list):
+            for o in node: yield from walk(o)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k in ('contents', 'href', 'file') or isinstance(v, (list, dict)): yield from walk(v)
+    y = yaml.safe_load((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
+    return [e for e in walk(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+
+
+def serve(folder):
+    "A quiet static server for `folder` on 127.0.0.1, in a thread; returns (base url, server)."
+    handler = functools.partial(type('Quiet', (http.server.SimpleHTTPRequestHandler,),
+                                     {'log_message': lambda *a: None}), directory=str(folder))
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return f'http://127.0.0.1:{srv.server_address[1]}/', srv
+
+
+def ids_of(html):
+    return set(re.findall(r'\bid="([^"]+)"', html)) | set(re.findall(r"\bid='([^']+)'", html))
+
+
+# What one page looks like in the browser, measured in one evaluate call.
+MEASURE_JS = r"""() => {
+  const main = document.querySelector('main#quarto-document-content') || document.querySelector('main');
+  const col = main.getBoundingClientRect();
+  const scrolls = el => { for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX; if (o === 'auto' || o === 'scroll') return a; } return null; };
+  const name = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '')
+                    + (el.getAttribute('src') ? '[' + el.getAttribute('src').split('/').pop() + ']' : '');
+  const wide = [], sideways = [];
+  for (const el of main.querySelectorAll('img, figure, table, pre, div.sourceCode, iframe, svg, .cell-output-display')) {
+    if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const box = scrolls(el);
+    const own = getComputedStyle(el).overflowX;
+    const purpose = box || (el.tagName === 'TABLE' && (own === 'auto' || own === 'scroll'));
+    const outset = el.closest('[class*="column-"]');        // Quarto's column-page, column-screen, ...: wider on purpose
+    if (outset && (r.right > document.documentElement.clientWidth + 1 || r.left < -1))
+      wide.push(name(el) + ' runs past the window in its ' + outset.className);
+    else if (!outset && (r.right > col.right + 1 || r.left < col.left - 1) && !purpose)
+      wide.push(name(el) + ' ' + Math.round(r.width) + ' px from ' + Math.round(r.left - col.left));
+    if (purpose && box && box.getBoundingClientRect().right > col.right + 1)
+      wide.push('scrolling box of ' + name(el) + ' is itself wider than the column');
+    if (el.tagName === 'TABLE' && !box && el.scrollWidth > el.clientWidth + 1)
+      sideways.push(name(el) + ': a table of ' + el.scrollWidth + ' px in ' + el.clientWidth + ' (its last columns hidden)');
+    if (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1)
+      sideways.push(name(el) + ': ' + el.scrollWidth + ' px of code in ' + el.clientWidth + ' (' + el.textContent.split('\n').find(l => l.length > 60)?.slice(0, 60) + ')');
+  }
+  const entries = [...main.querySelectorAll('span.doc-entry')].map(m => m.closest('section')).filter(Boolean).map(s => {
+    const h = s.querySelector('h1,h2,h3,h4,h5,h6');
+    const code = s.querySelector('div.sourceCode pre, pre');
+    const loose = [...s.querySelectorAll(':scope > p')].map(p => p.textContent.trim())
+                   .filter(t => /^(Args|Arguments|Parameters|Returns|Raises|Attributes|Yields):/.test(t));
+    const lists = [...s.querySelectorAll(':scope > p > strong')].map(b => b.textContent.trim())
+                   .filter(t => ['Arguments', 'Returns', 'Raises', 'Attributes', 'Yields'].includes(t))
+                   .map(t => [t, (() => { const p = [...s.querySelectorAll(':scope > p > strong')].find(b => b.textContent.trim() === t).parentElement;
+                                           const n = p.nextElementSibling; return n ? n.tagName : null; })()]);
+    return {id: s.id, name: h ? h.textContent.trim() : '', sig: code ? code.textContent.trim().split('\n')[0] : null,
+            loose, lists};
+  });
+  const links = [...main.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+  const code = [...main.querySelectorAll('div.sourceCode pre, pre.sourceCode')].map(p => p.textContent);
+  const outputs = [...main.querySelectorAll('.cell-output pre, .cell-output-stdout pre, .cell-output-display pre')].map(p => p.textContent);
+  const imgs = [...main.querySelectorAll('img')].map(i => ({src: i.getAttribute('src'), nw: +i.getAttribute('width') || i.naturalWidth,
+                                                           w: i.getBoundingClientRect().width, done: i.complete && i.naturalWidth > 0}));
+  const labs = [...main.querySelectorAll('iframe.cmha-lab')].map(f => ({id: f.id, top: f.getBoundingClientRect().top + window.scrollY}));
+  const h2 = main.querySelector('h2');
+  return {title: (document.querySelector('h1.title') || {}).textContent || document.title, wide, sideways, entries, links,
+          code, outputs, imgs, labs, colWidth: col.width, firstH2: h2 ? h2.getBoundingClientRect().top + window.scrollY : null};
+}"""
+
+
+class Site:
+    def __init__(self, pw, base, shots):
+        self.base, self.shots, self.results = base, shots, {}
+        self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        self.ctx = self.browser.new_context(viewport={'width': WIDTH, 'height': HEIGHT})
+        self.ctx.set_default_timeout(15_000)
+        self.external = set()
+        self.ctx.route('**/*', self._route)
+
+    def _route(self, route):
+        if route.request.url.startswith(self.base) or route.request.url.startswith(('data:', 'about:', 'blob:')):
+            route.continue_()
+        else:
+            self.external.add(urlparse(route.request.url).netloc); route.abort()
+
+    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
+    def ok(self, check): self.results.setdefault(check, [])
+
+    def open(self, url):
+        "A page with its console errors, uncaught exceptions and failed requests to the site recorded."
+        pg = self.ctx.new_page()
+        pg.errors, pg.bad = [], []
+        def console(m):
+            if m.type != 'error': return
+            src = (m.location or {}).get('url') or ''
+            if m.text.startswith('Failed to load resource') and src and not src.startswith(self.base): return  # blocked
+            pg.errors.append(m.text[:200])
+        pg.on('console', console)
+        pg.on('pageerror', lambda e: pg.errors.append(f'uncaught: {str(e)[:200]}'))
+        pg.on('requestfailed', lambda r: r.url.startswith(self.base) and pg.bad.append(f'{r.url} ({r.failure})'))
+        pg.on('response', lambda r: r.url.startswith(self.base) and r.status >= 400 and pg.bad.append(f'{r.url} -> {r.status}'))
+        pg.goto(url, wait_until='load')
+        return pg
+
+
+def read_pages(base, names, shots, ids):
+    "One browser reads `names` in turn: the per-page checks. Returns (failures by check, measures by page, hosts blocked)."
+    from playwright.sync_api import sync_playwright
+    seen = {}
+    with sync_playwright() as pw:
+        s = Site(pw, base, shots)
+        for name in names:
+            t = time.time()
+            pg = s.open(base + name)
+            pg.wait_for_timeout(300); h1 = pg.evaluate('document.documentElement.scrollHeight')
+            pg.wait_for_timeout(1200); h2 = pg.evaluate('document.documentElement.scrollHeight')
+            m = seen[name] = pg.evaluate(MEASURE_JS)
+            for e in pg.errors: s.fail('load', f'{name}: console: {e}')
+            for b in pg.bad: s.fail('load', f'{name}: failed request: {b}')
+            s.ok('load')
+            if abs(h2 - h1) > 2: s.fail('height', f'{name}: {h1} px 0.3 s after load, {h2} px 1.2 s later: still growing')
+            s.ok('height')
+            for w in m['wide']: s.fail('width', f'{name}: {w} (column {round(m["colWidth"])} px)')
+            for w in m['sideways']: s.fail('width', f'{name}: scrolls sideways: {w}')
+            s.ok('width')
+            check_api(s, name, m)
+            check_anchors(s, name, m, ids)
+            check_labs(s, pg, name, m)
+            clip_h = min(pg.evaluate('document.documentElement.scrollHeight'), SHOT_MAX_HEIGHT)
+            pg.screenshot(path=str(Path(shots) / name.replace('.html', '.jpg')), full_page=True, type='jpeg',
+                          quality=60, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
+            print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  {len(m["labs"])} labs  '
+                  f'{time.time() - t:4.1f} s', flush=True)
+            pg.close()
+        s.browser.close()
+    return s.results, seen, sorted(s.external)
+
+
+def read_site(base, nbs, shots, ids, search=True):
+    "The checks that need the whole site: sidebar, search, chapter pages, Labs, Benchmarks."
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        s = Site(pw, base, shots)
+        check_sidebar(s, base, nbs)
+        if search: check_search(s, base, ids)
+        s.browser.close()
+    return s.results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--shots', help='folder for the screenshots (default: a new temporary folder)')
+    ap.add_argument('--only', nargs='*', help='check only these pages (e.g. labs.html)')
+    ap.add_argument('--workers', type=int, default=2, help='browsers reading pages side by side')
+    a = ap.parse_args()
+    if not (DOCS / 'index.html').exists(): print(f'site check (browser): {DOCS} has no index.html: run nbdev_docs first'); return 1
+    if not Path(CHROMIUM).exists(): print(f'site check (browser): needs Chromium at {CHROMIUM} (apt-get install chromium)'); return 1
+    if a.workers < 1: print(f'--workers must be an int >= 1, got {a.workers}'); return 1
+    shots = Path(a.shots) if a.shots else Path(tempfile.mkdtemp(prefix='cmha-site-shots-'))
+    shots.mkdir(parents=True, exist_ok=True)
+    nbs = sidebar_notebooks()
+    pages = [page_name(nb) for nb in nbs]
+    if a.only: pages = [p for p in pages if p in a.only]
+    ids = {p.name: ids_of(p.read_text(encoding='utf-8')) for p in DOCS.glob('*.html')}
+    results, seen, external = {'load': [f'{p}: not built (listed in nbs/sidebar.yml)' for p in pages if p not in ids]}, {}, set()
+    pages = [p for p in pages if p in ids]
+    base, srv = serve(DOCS)
+    t0 = time.time()
+    from concurrent.futures import ProcessPoolExecutor
+    n = min(a.workers, len(pages)) or 1
+    with ProcessPoolExecutor(n + 1) as ex:           # the pages split over `n` browsers; the site-wide checks beside them
+        jobs = [ex.submit(read_pages, base, pages[k::n], str(shots), ids) for k in range(n)]
+        site = ex.submit(read_site, base, nbs, str(shots), ids, not a.only)
+        for j in jobs:
+            r, m, e = j.result()
+            for k, v in r.items(): results.setdefault(k, []).extend(v)
+            seen.update(m); external.update(e)
+        for k, v in site.result().items(): results.setdefault(k, []).extend(v)
+    srv.shutdown()
+    s = Site.__new__(Site); s.results = results
+    check_chapter(s, seen)
+    check_pages(s, seen)
+    print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
+    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)))
+    failed = [k for k, v in results.items() if v]
+    for k, v in results.items():
+        print(f'{k:10s} {"ok" if not v else f"{len(v)} problem(s)"}')
+        for msg in v[:60]: print('   ', msg)
+        if len(v) > 60: print(f'    ... and {len(v) - 60} more')
+    print('site check (browser):', 'passed' if not failed else 'FAILED (' + ', '.join(failed) + ')')
+    return 1 if failed else 0
+
+
+def check_api(s, name, m):
+    import importlib, inspect
+    for e in m['entries']:
+        where = f"{name}#{e['id']} ({e['name']})"
+        if not e['sig']: s.fail('api', f'{where}: no signature')
+        for t in e['loose']: s.fail('api', f'{where}: a section shown as a paragraph: {t[:80]!r}')
+        for title, nxt in e['lists']:
+            if nxt not in ('UL', 'OL', 'TABLE', 'DL'): s.fail('api', f'{where}: "{title}" is not followed by a list')
+        obj = resolve(e['name'])
+        if obj is not None and e['sig']:
+            want = 'class' if inspect.isclass(obj) else 'def'
+            if not e['sig'].startswith(want) and not e['sig'].startswith('async def'):
+                s.fail('api', f"{where}: a {'class' if want == 'class' else 'function'} shown as {e['sig'].split()[0]!r}")
+    s.ok('api')
+
+
+@functools.lru_cache(None)
+def resolve(qualname):
+    "The object a heading names (`KVCache.update`), looked up in the package's modules; None if not found."
+    import importlib, pkgutil
+    import causal_mha
+    mods = [causal_mha] + [importlib.import_module(f'causal_mha.{m.name}') for m in pkgutil.iter_modules(causal_mha.__path__)
+                           if not m.name.startswith('_')]
+    for mod in mods:
+        obj = mod
+        for part in qualname.split('.'):
+            obj = getattr(obj, part, None)
+            if obj is None: break
+        if obj is not None: return obj
+    return None
+
+
+def check_anchors(s, name, m, ids):
+    "Links to the site with a #fragment: the page exists and has that id. One problem per missing target and page."
+    seen = {}
+    for href in m['links']:
+        url = href if href.startswith(SITE_URL) else urljoin(SITE_URL + name, href) if not re.match(r'^[a-z]+:', href) else None
+        if not url or not url.startswith(SITE_URL) or '#' not in url: continue
+        page, frag = url[len(SITE_URL):].split('#', 1)
+        page, frag = page.split('?')[0] or name, unquote(frag)
+        if page not in ids or (frag and frag not in ids[page]): seen[(page, frag)] = seen.get((page, frag), 0) + 1
+    for (page, frag), n in seen.items():
+        what = f'no page {page}' if page not in ids else f'{page} has no #{frag}'
+        s.fail('anchors', f'{name}: {n} link(s) to {page}#{frag}: {what}')
+    s.ok('anchors')
+
+
+def check_labs(s, pg, name, m):
+    "Each embedded lab: change an input inside the frame, compare with the Python twin; the frame's height settles."
+    from causal_mha.labs import attention_lab, dropout_lab, multihead_lab, fmt
+    for k, lab in enumerate(m['labs']):
+        where = f"{name} lab {k + 1}"
+        fr = pg.frame_locator(f"#{lab['id']}")
+        try:
+            kind = fr.locator('#lab').get_attribute('data-lab')
+            goto = lambda n: [fr.locator('[data-testid=next]').click() for _ in range(5)
+                              if fr.locator('#lab').get_attribute('data-step') != str(n)]
+            if kind == 'attention':
+                fr.locator('[data-testid=ex-twokey]').click(); goto(5)
+                got = fr.locator('[data-testid=output]').text_content()
+                fr.locator('[data-testid=v-input]').fill('10\n30')      # change V: the output follows
+                tw = attention_lab('1 0', '1 0\n0 1', '10\n30', query=0, scale=True, causal=False)
+                want = f"z0 = ({', '.join(fmt(x) for x in tw['output'])})"
+                after = fr.locator('[data-testid=output]').text_content()
+                if got != 'z0 = (13.3024)' or after != want: s.fail('labs', f'{where}: output {got!r} then {after!r}, twin {want!r}')
+            elif kind == 'dropout':
+                fr.locator('[data-testid=mode-train]').check(); fr.locator('[data-testid=weights]').fill('0.2 0.3 0.5')
+                fr.locator('[data-testid=p]').fill('0.5')
+                sums = []
+                for mask in ('101', '010'):
+                    fr.locator('[data-testid=mask]').fill(mask); goto(5)
+                    sums.append(fr.locator('[data-testid=sample-sum]').text_content())
+                want = [fmt(dropout_lab('0.2 0.3 0.5', 0.5, 'train', b)['sample_sum'], 6) for b in ('101', '010')]
+                if sums != want: s.fail('labs', f'{where}: row sums {sums}, twin {want}')
+            elif kind == 'multihead':
+                for f, x in (('B', 1), ('T', 3), ('D', 4), ('H', 2), ('element', 2)): fr.locator(f'[data-testid={f}]').fill(str(x))
+                fr.locator('[data-testid=wrong]').set_checked(True); goto(5)
+                path = fr.locator('[data-testid=path]').text_content()
+                want = ' → '.join(str(c) for c in multihead_lab('1', '3', '4', '2', '2', True)['path'])
+                if path != want: s.fail('labs', f'{where}: path {path!r}, twin {want!r}')
+            else: s.fail('labs', f'{where}: not a lab page ({kind!r})')
+            pg.wait_for_timeout(600)
+            h = [pg.eval_on_selector(f"#{lab['id']}", 'f => f.offsetHeight')]
+            pg.wait_for_timeout(600); h.append(pg.eval_on_selector(f"#{lab['id']}", 'f => f.offsetHeight'))
+            content, view = fr.locator('html').evaluate('h => [h.getBoundingClientRect().height, window.innerHeight]')
+            if h[0] != h[1]: s.fail('labs', f'{where}: the frame keeps changing height: {h[0]} then {h[1]} px')
+            if not 0 <= view - content < 3: s.fail('labs', f'{where}: frame shows {view} px of a {content:.0f} px lab')
+        except Exception as e: s.fail('labs', f'{where}: {type(e).__name__}: {str(e).splitlines()[0][:160]}')
+    s.ok('labs')
+
+
+def check_sidebar(s, base, nbs):
+    pg = s.open(base + 'index.html')
+    links = pg.eval_on_selector_all('#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text',
+                                    'as => as.map(a => [a.getAttribute("href"), a.textContent.trim()])')
+    pg.close()
+    norm = lambda h: urlparse(urljoin(base, h)).path.rsplit('/', 1)[-1] or 'index.html'
+    hrefs = [norm(h) for h, _ in links if h and urlparse(h).path.endswith(('.html', '/'))]   # Quarto links home as /
+    titles = {norm(h): t for h, t in links if h}
+    want = [page_name(nb) for nb in nbs]
+    missing = [p for p in want if p not in hrefs]
+    if missing: s.fail('sidebar', f'the sidebar lacks {missing}')
+    if hrefs[:1] != ['index.html']: s.fail('sidebar', f'the first entry is {hrefs[:1]}, not the home page')
+    sections = [(h, SECTION_RE.match(titles.get(h, ''))) for h in hrefs]
+    chapter = [(h, (int(x[1]), int(x[2]))) for h, x in sections if x]
+    if len(hrefs) > 1 and not SECTION_RE.match(titles.get(hrefs[1], '')) or (chapter and chapter[0][1] != (4, 1)):
+        s.fail('sidebar', f'the page after home is {hrefs[1:2]} ({titles.get(hrefs[1]) if len(hrefs) > 1 else None}), not 4.1')
+    nums = [n for _, n in chapter]
+    if nums != sorted(nums): s.fail('sidebar', f'the chapter pages are out of order: {[f"{a}.{b}" for a, b in nums]}')
+    print(f'  sidebar: {len(hrefs)} pages; chapter: {" ".join(f"{a}.{b}" for a, b in nums)}')
+    s.ok('sidebar')
+
+
+def check_search(s, base, ids):
+    for query, anchor in (('KVCache', 'kvcache'), ('swap_attention', 'swap_attention')):
+        pg = s.open(base + 'index.html')
+        try:
+            pg.click('#quarto-search button, .aa-DetachedSearchButton, #quarto-search')
+            box = pg.locator('input.aa-Input')
+            box.fill(query)
+            pg.wait_for_selector('.aa-Item', timeout=10_000)
+            first = pg.locator('.aa-Item a').first
+            href = first.get_attribute('href') or ''
+            first.click()
+            pg.wait_for_load_state('load'); pg.wait_for_timeout(500)
+            frag = urlparse(pg.url).fragment
+            box = pg.evaluate(f'(() => {{ const e = document.getElementById({json.dumps(frag)});'
+                              f' return e ? [e.getBoundingClientRect().top, e.getBoundingClientRect().bottom] : null; }})()')
+            page = urlparse(pg.url).path.rsplit('/', 1)[-1]
+            if frag != anchor or box is None or not (box[0] < HEIGHT / 2 and box[1] > 100):   # the entry is on screen
+                s.fail('search', f'"{query}": the first result ({href}) opened {page}#{frag} (entry at {box} px), not the #{anchor} entry')
+            else: print(f'  search "{query}": first result opens {page}#{frag}')
+        except Exception as e: s.fail('search', f'"{query}": {type(e).__name__}: {str(e).splitlines()[0][:160]}')
+        pg.close()
+    s.ok('search')
+
+
+def check_chapter(s, seen):
+    for sec, (code, figures) in CHAPTER_FIGURES.items():
+        pages = {n: m for n, m in seen.items() if re.match(rf'^{re.escape(sec)}\b', (m['title'] or '').strip())}
+        if not pages: s.fail('chapter', f'no page titled {sec}'); continue
+        shown = '\n'.join(c for m in pages.values() for c in m['code'])
+        printed = '\n'.join(o for m in pages.values() for o in m['outputs'])
+        for c in code:
+            if not re.search(rf'^\s*{re.escape(c)}', shown, re.M): s.fail('chapter', f'{sec} ({", ".join(pages)}): does not show `{c}...`')
+        for f in figures:
+            if f not in printed: s.fail('chapter', f'{sec} ({", ".join(pages)}): does not print {f}')
+    s.ok('chapter')
+
+
+def check_pages(s, seen):
+    labs = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Labs')]
+    for n in labs:
+        m = seen[n]
+        if not m['labs'] or m['labs'][0]['top'] > HEIGHT: s.fail('labs-page', f'{n}: the first live lab starts at {m["labs"][0]["top"] if m["labs"] else None} px, below the first screen')
+    if not labs: s.fail('labs-page', 'no page titled Labs')
+    s.ok('labs-page')
+    bench = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Benchmarks')]
+    for n in bench:
+        plots = [i for i in seen[n]['imgs'] if '_files/figure' in (i['src'] or '')]
+        if not plots: s.fail('bench', f'{n}: no plot')
+        for i in plots:
+            scale = i['w'] / i['nw'] if i['nw'] else 0
+            if not i['done'] or not i['nw']: s.fail('bench', f"{n}: {i['src']} did not load")   # nw: drawn width, px
+            elif scale < MIN_PLOT_SCALE: s.fail('bench', f"{n}: {i['src'].split('/')[-1]} drawn {i['nw']} px wide, shown at {i['w']:.0f} px ({scale:.0%})")
+    s.ok('bench')
+
+
+if __name__ == '__main__': sys.exit(main())

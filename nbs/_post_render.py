@@ -1,0 +1,89 @@
+"""Quarto post-render step (nbs/_quarto.yml `post-render`): search entries for the API, no unused CDN scripts.
+
+1. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc` (a `###` heading that
+`causal_mha.ground.SiteDoc` marks with `<span class="doc-entry">`) is found only as part of whatever section holds
+it, after the page's intro. This adds, for each entry, an item whose section is the symbol's name and whose link opens the entry:
+searching `KVCache` or `swap_attention` lists that entry first. The link carries `?api=NAME` so the search box
+shows it as a result of its own rather than folded under the page's first match.
+
+2. Quarto adds require.js and jQuery from a CDN to every page made from a notebook with an HTML output, for Jupyter
+widgets. No page here has one (the labs are self-contained iframes), so the two scripts and the line that ties them
+together are removed: a page then loads nothing from outside but MathJax, and works offline but for the math.
+
+Quarto runs it from the project folder (`_proc/`) with QUARTO_PROJECT_OUTPUT_DIR set; `python3 _post_render.py DIR`
+also works on a built site. Standard library only.
+"""
+import html, json, os, re, sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+
+class _Entries(HTMLParser):
+    "The API entries of one page: sections whose heading holds `<span class=\"doc-entry\">`, with their text."
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.entries, self.open, self.heading, self.skip = [], [], None, 0   # open: [section id, its entry or None]
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ('script', 'style', 'button'): self.skip += 1
+        elif tag == 'section': self.open.append([a.get('id', ''), None])
+        elif re.fullmatch(r'h[1-6]', tag): self.heading = ''
+        elif tag == 'span' and 'doc-entry' in (a.get('class') or '').split() and self.heading is not None and self.open:
+            self.open[-1][1] = {'id': self.open[-1][0], 'name': self.heading, 'text': []}
+            self.entries.append(self.open[-1][1])
+
+    def handle_endtag(self, tag):
+        if tag in ('script', 'style', 'button'): self.skip = max(0, self.skip - 1)
+        elif tag == 'section' and self.open: self.open.pop()
+        elif re.fullmatch(r'h[1-6]', tag): self.heading = None
+
+    def handle_data(self, data):
+        if self.skip: return
+        if self.heading is not None: self.heading += data
+        else:
+            for _, e in self.open:
+                if e: e['text'].append(data)
+
+
+def page_entries(text):
+    "[(id, name, text)] of the API entries in one built page."
+    p = _Entries(); p.feed(text)
+    return [(e['id'], e['name'].strip(), re.sub(r'\s+', ' ', ''.join(e['text'])).strip()) for e in p.entries]
+
+
+_WIDGET_SCRIPTS = re.compile(
+    r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/(?:require\.js|jquery)/[^"]*"[^>]*></script>\s*'
+    r'|<script type="application/javascript">define\(\'jquery\', \[\],function\(\) \{return window\.jQuery;\}\)</script>\s*')
+
+
+def drop_widget_scripts(text):
+    "A page without Quarto's require.js / jQuery tags (only Jupyter widgets use them)."
+    if re.search(r'\brequire\(\[|jupyter-widgets', text): return text   # a page that does use them keeps them
+    return _WIDGET_SCRIPTS.sub('', text)
+
+
+def main(out_dir):
+    out, docs, added, stripped = Path(out_dir), None, 0, 0
+    index = out / 'search.json'
+    if index.exists():
+        docs = [d for d in json.loads(index.read_text(encoding='utf-8')) if '?api=' not in d.get('href', '')]
+    by_page = {d['href']: d for d in docs or [] if '#' not in d['href']}
+    for page in sorted(out.glob('*.html')):
+        text = page.read_text(encoding='utf-8')
+        if (lean := drop_widget_scripts(text)) != text: page.write_text(lean, encoding='utf-8'); stripped += 1
+        if docs is None: continue
+        for anchor, name, body in page_entries(text):
+            if not anchor or not name: continue
+            base = by_page.get(page.name, {})
+            href = f'{page.name}?api={anchor}#{anchor}'
+            docs.append({'objectID': href, 'href': href, 'title': base.get('title', page.stem), 'section': name,
+                         'text': html.escape(body[:2000], quote=False), 'crumbs': base.get('crumbs')})
+            added += 1
+    if docs is not None: index.write_text(json.dumps(docs, indent=2), encoding='utf-8')
+    print(f'_post_render: {added} API entries added to search.json; CDN scripts for widgets removed from {stripped} pages')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.environ.get('QUARTO_PROJECT_OUTPUT_DIR', '_docs')))
