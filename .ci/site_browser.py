@@ -20,7 +20,8 @@ The pages are those nbs/sidebar.yml lists (so new pages are covered without edit
   labs-page  the Labs page opens with a live lab (its top within the first screen)
   bench      the Benchmarks page's plots are all loaded and shown at no less than 70% of their drawn width (the
              image's width attribute, in CSS px; else its pixels)
-Full-page screenshots go to a temporary folder (printed), or to --shots. Exits 1 when any check fails.
+Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else to a new temporary folder (printed).
+Exits 1 when any check fails.
 """
 import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
 from pathlib import Path
@@ -189,7 +190,7 @@ def read_pages(base, names, shots, ids):
             check_labs(s, pg, name, m)
             clip_h = min(pg.evaluate('document.documentElement.scrollHeight'), SHOT_MAX_HEIGHT)
             pg.screenshot(path=str(Path(shots) / name.replace('.html', '.jpg')), full_page=True, type='jpeg',
-                          quality=60, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
+                          quality=50, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
             print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  {len(m["labs"])} labs  '
                   f'{time.time() - t:4.1f} s', flush=True)
             pg.close()
@@ -242,7 +243,8 @@ def main():
     check_chapter(s, seen)
     check_pages(s, seen)
     print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
-    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)))
+    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)),
+                       '(MathJax among them: the screenshots show formulas as TeX)' if 'cdn.jsdelivr.net' in external else '')
     failed = [k for k, v in results.items() if v]
     for k, v in results.items():
         print(f'{k:10s} {"ok" if not v else f"{len(v)} problem(s)"}')
