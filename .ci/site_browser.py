@@ -29,8 +29,10 @@ from urllib.parse import urljoin, urlparse, unquote
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS, NBS = ROOT / '_docs', ROOT / 'nbs'
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from site_check import NBS, ROOT, sidebar_entries   # the sidebar is read one way for both checks
+
+DOCS = ROOT / '_docs'
 CHROMIUM = '/usr/bin/chromium'
 ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
         '--disable-sync', '--no-first-run']
@@ -54,15 +56,9 @@ def page_name(nb):
 
 
 def sidebar_notebooks():
-    def walk(node):
-        if isinstance(node, str): yield node
-        elif isinstance(node, list):
-            for o in node: yield from walk(o)
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if k in ('contents', 'href', 'file') or isinstance(v, (list, dict)): yield from walk(v)
+    "The notebooks nbs/sidebar.yml lists, in its order."
     y = yaml.safe_load((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
-    return [e for e in walk(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+    return [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
 
 
 def serve(folder):
@@ -240,8 +236,8 @@ def main():
         for k, v in site.result().items(): results.setdefault(k, []).extend(v)
     srv.shutdown()
     s = Site.__new__(Site); s.results = results
-    check_chapter(s, seen)
-    check_pages(s, seen)
+    if not a.only: check_chapter(s, seen)                 # the whole-site checks need the whole site
+    check_pages(s, seen, partial=bool(a.only))
     print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
     if external: print('requests outside the site, blocked:', ', '.join(sorted(external)),
                        '(MathJax among them: the screenshots show formulas as TeX)' if 'cdn.jsdelivr.net' in external else '')
@@ -404,14 +400,15 @@ def check_chapter(s, seen):
     s.ok('chapter')
 
 
-def check_pages(s, seen):
+def check_pages(s, seen, partial=False):
     labs = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Labs')]
     for n in labs:
         m = seen[n]
         if not m['labs'] or m['labs'][0]['top'] > HEIGHT: s.fail('labs-page', f'{n}: the first live lab starts at {m["labs"][0]["top"] if m["labs"] else None} px, below the first screen')
-    if not labs: s.fail('labs-page', 'no page titled Labs')
+    if not labs and not partial: s.fail('labs-page', 'no page titled Labs')
     s.ok('labs-page')
     bench = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Benchmarks')]
+    if not bench and not partial: s.fail('bench', 'no page titled Benchmarks')
     for n in bench:
         plots = [i for i in seen[n]['imgs'] if '_files/figure' in (i['src'] or '')]
         if not plots: s.fail('bench', f'{n}: no plot')
