@@ -126,9 +126,18 @@ MEASURE_JS = r"""() => {
 }"""
 
 
-class Site:
+class Findings:
+    "What the checks found: {check: [problem, ...]}, an empty list for a check that ran and passed."
+    def __init__(self): self.results = {}
+    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
+    def ok(self, check): self.results.setdefault(check, [])
+
+
+class Site(Findings):
+    "One browser on the served site, every request elsewhere blocked and counted."
     def __init__(self, pw, base, shots):
-        self.base, self.shots, self.results = base, shots, {}
+        super().__init__()
+        self.base, self.shots = base, shots
         self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         self.ctx = self.browser.new_context(viewport={'width': WIDTH, 'height': HEIGHT})
         self.ctx.set_default_timeout(15_000)
@@ -140,9 +149,6 @@ class Site:
             route.continue_()
         else:
             self.external.add(urlparse(route.request.url).netloc); route.abort()
-
-    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
-    def ok(self, check): self.results.setdefault(check, [])
 
     def open(self, url):
         "A page with its console errors, uncaught exceptions and failed requests to the site recorded."
@@ -235,7 +241,7 @@ def main():
             seen.update(m); external.update(e)
         for k, v in site.result().items(): results.setdefault(k, []).extend(v)
     srv.shutdown()
-    s = Site.__new__(Site); s.results = results
+    s = Findings(); s.results = results
     if not a.only: check_chapter(s, seen)                 # the whole-site checks need the whole site
     check_pages(s, seen, partial=bool(a.only))
     print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
@@ -251,7 +257,7 @@ def main():
 
 
 def check_api(s, name, m):
-    import importlib, inspect
+    import inspect
     for e in m['entries']:
         where = f"{name}#{e['id']} ({e['name']})"
         if not e['sig']: s.fail('api', f'{where}: no signature')
@@ -305,8 +311,11 @@ def check_labs(s, pg, name, m):
         fr = pg.frame_locator(f"#{lab['id']}")
         try:
             kind = fr.locator('#lab').get_attribute('data-lab')
-            goto = lambda n: [fr.locator('[data-testid=next]').click() for _ in range(5)
-                              if fr.locator('#lab').get_attribute('data-step') != str(n)]
+            def goto(step):
+                "Press Next until the lab's step control reads `step`."
+                for _ in range(5):
+                    if fr.locator('#lab').get_attribute('data-step') == str(step): break
+                    fr.locator('[data-testid=next]').click()
             if kind == 'attention':
                 fr.locator('[data-testid=ex-twokey]').click(); goto(5)
                 got = fr.locator('[data-testid=output]').text_content()
