@@ -20,7 +20,8 @@ The pages are those nbs/sidebar.yml lists (so new pages are covered without edit
   labs-page  the Labs page opens with a live lab (its top within the first screen)
   bench      the Benchmarks page's plots are all loaded and shown at no less than 70% of their drawn width (the
              image's width attribute, in CSS px; else its pixels)
-Full-page screenshots go to a temporary folder (printed), or to --shots. Exits 1 when any check fails.
+Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else to a new temporary folder (printed).
+Exits 1 when any check fails.
 """
 import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
 from pathlib import Path
@@ -28,8 +29,10 @@ from urllib.parse import urljoin, urlparse, unquote
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS, NBS = ROOT / '_docs', ROOT / 'nbs'
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from site_check import NBS, ROOT, sidebar_entries   # the sidebar is read one way for both checks
+
+DOCS = ROOT / '_docs'
 CHROMIUM = '/usr/bin/chromium'
 ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
         '--disable-sync', '--no-first-run']
@@ -53,15 +56,9 @@ def page_name(nb):
 
 
 def sidebar_notebooks():
-    def walk(node):
-        if isinstance(node, str): yield node
-        elif isinstance(node, list):
-            for o in node: yield from walk(o)
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if k in ('contents', 'href', 'file') or isinstance(v, (list, dict)): yield from walk(v)
+    "The notebooks nbs/sidebar.yml lists, in its order."
     y = yaml.safe_load((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
-    return [e for e in walk(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+    return [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
 
 
 def serve(folder):
@@ -129,9 +126,18 @@ MEASURE_JS = r"""() => {
 }"""
 
 
-class Site:
+class Findings:
+    "What the checks found: {check: [problem, ...]}, an empty list for a check that ran and passed."
+    def __init__(self): self.results = {}
+    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
+    def ok(self, check): self.results.setdefault(check, [])
+
+
+class Site(Findings):
+    "One browser on the served site, every request elsewhere blocked and counted."
     def __init__(self, pw, base, shots):
-        self.base, self.shots, self.results = base, shots, {}
+        super().__init__()
+        self.base, self.shots = base, shots
         self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         self.ctx = self.browser.new_context(viewport={'width': WIDTH, 'height': HEIGHT})
         self.ctx.set_default_timeout(15_000)
@@ -143,9 +149,6 @@ class Site:
             route.continue_()
         else:
             self.external.add(urlparse(route.request.url).netloc); route.abort()
-
-    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
-    def ok(self, check): self.results.setdefault(check, [])
 
     def open(self, url):
         "A page with its console errors, uncaught exceptions and failed requests to the site recorded."
@@ -189,7 +192,7 @@ def read_pages(base, names, shots, ids):
             check_labs(s, pg, name, m)
             clip_h = min(pg.evaluate('document.documentElement.scrollHeight'), SHOT_MAX_HEIGHT)
             pg.screenshot(path=str(Path(shots) / name.replace('.html', '.jpg')), full_page=True, type='jpeg',
-                          quality=60, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
+                          quality=50, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
             print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  {len(m["labs"])} labs  '
                   f'{time.time() - t:4.1f} s', flush=True)
             pg.close()
@@ -238,11 +241,12 @@ def main():
             seen.update(m); external.update(e)
         for k, v in site.result().items(): results.setdefault(k, []).extend(v)
     srv.shutdown()
-    s = Site.__new__(Site); s.results = results
-    check_chapter(s, seen)
-    check_pages(s, seen)
+    s = Findings(); s.results = results
+    if not a.only: check_chapter(s, seen)                 # the whole-site checks need the whole site
+    check_pages(s, seen, partial=bool(a.only))
     print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
-    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)))
+    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)),
+                       '(MathJax among them: the screenshots show formulas as TeX)' if 'cdn.jsdelivr.net' in external else '')
     failed = [k for k, v in results.items() if v]
     for k, v in results.items():
         print(f'{k:10s} {"ok" if not v else f"{len(v)} problem(s)"}')
@@ -253,7 +257,7 @@ def main():
 
 
 def check_api(s, name, m):
-    import importlib, inspect
+    import inspect
     for e in m['entries']:
         where = f"{name}#{e['id']} ({e['name']})"
         if not e['sig']: s.fail('api', f'{where}: no signature')
@@ -307,8 +311,11 @@ def check_labs(s, pg, name, m):
         fr = pg.frame_locator(f"#{lab['id']}")
         try:
             kind = fr.locator('#lab').get_attribute('data-lab')
-            goto = lambda n: [fr.locator('[data-testid=next]').click() for _ in range(5)
-                              if fr.locator('#lab').get_attribute('data-step') != str(n)]
+            def goto(step):
+                "Press Next until the lab's step control reads `step`."
+                for _ in range(5):
+                    if fr.locator('#lab').get_attribute('data-step') == str(step): break
+                    fr.locator('[data-testid=next]').click()
             if kind == 'attention':
                 fr.locator('[data-testid=ex-twokey]').click(); goto(5)
                 got = fr.locator('[data-testid=output]').text_content()
@@ -402,14 +409,15 @@ def check_chapter(s, seen):
     s.ok('chapter')
 
 
-def check_pages(s, seen):
+def check_pages(s, seen, partial=False):
     labs = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Labs')]
     for n in labs:
         m = seen[n]
         if not m['labs'] or m['labs'][0]['top'] > HEIGHT: s.fail('labs-page', f'{n}: the first live lab starts at {m["labs"][0]["top"] if m["labs"] else None} px, below the first screen')
-    if not labs: s.fail('labs-page', 'no page titled Labs')
+    if not labs and not partial: s.fail('labs-page', 'no page titled Labs')
     s.ok('labs-page')
     bench = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Benchmarks')]
+    if not bench and not partial: s.fail('bench', 'no page titled Benchmarks')
     for n in bench:
         plots = [i for i in seen[n]['imgs'] if '_files/figure' in (i['src'] or '')]
         if not plots: s.fail('bench', f'{n}: no plot')

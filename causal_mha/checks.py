@@ -9,7 +9,8 @@ from numbers import Real
 from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
-from .ground import check_int, check_bool  # the shared argument check; ground holds no attention class
+# the shared argument check; ground holds no attention class
+from .ground import check_int, check_bool
 
 # %% auto #0
 __all__ = ['CausalityReport', 'verify_causal', 'influence']
@@ -167,7 +168,8 @@ def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
             y, y2 = run(x), run(x + bump)  # [B, T, D'] each
         bad = ~(torch.isfinite(y) & torch.isfinite(y2))  # [B, T, D']
         nonfinite = bad.any(-1).any(0).nonzero().flatten().tolist()
-        pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))  # [P]: largest change of each prefix position
+        # [P]: largest change of each prefix position
+        pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))
         fut_grad = _grad_matrix(run, x, P, gen)[:, P:].amax(-1) if grad else None  # [P, T] -> [P]
     leaks = {i for i in range(P) if pos_diff[i] > atol or (fut_grad is not None and fut_grad[i] > atol)}
     max_diff = pos_diff.max().item()

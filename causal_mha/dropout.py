@@ -78,7 +78,8 @@ def dropout_row(weights, # a row of attention weights (see `check_weights`)
 def dropout_masks(n:int, # number of weights in the row, 1..6
                  ) -> list: # all 2**n keep-masks as tuples of 0/1, '00..0' first, '11..1' last
     "Every keep-mask of a row of `n` weights, in binary counting order (position 0 is the leftmost bit)."
-    try: k = None if isinstance(n, bool) else operator.index(n)   # int or NumPy int; not bool, float or str
+    # int or NumPy int; not bool, float or str
+    try: k = None if isinstance(n, bool) else operator.index(n)
     except TypeError: k = None
     if k is None or not 1 <= k <= MAX_ENTRIES: raise ValueError(f"n must be an int in 1..{MAX_ENTRIES}, got {n!r}")
     return list(product((0, 1), repeat=k))

@@ -69,7 +69,8 @@ def document(obj, fn=None):
     "Insert an `Args:` section built from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring."
     fn = fn or obj
     try: docs = docments(fn)
-    except (OSError, TypeError): return obj  # no source to read the comments from: the docstring stays as written
+    # no source to read the comments from: the docstring stays as written
+    except (OSError, TypeError): return obj
     sig = inspect.signature(fn).parameters
     rows = [f"    {n}: {d}" + ("" if sig[n].default is inspect.Parameter.empty else f" (default {sig[n].default!r})")
             for n, d in docs.items() if n in sig and n != 'self' and d]
@@ -83,7 +84,8 @@ _SECTIONS = {'Args': 'Arguments', 'Arguments': 'Arguments', 'Parameters': 'Argum
              'Returns': 'Returns', 'Yields': 'Yields', 'Attributes': 'Attributes', 'Raises': 'Raises',
              'Warns': 'Warns'}
 _SECTION_RE = re.compile(rf"^({'|'.join(_SECTIONS)}):\s*$")
-_ITEM_RE = re.compile(r'^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\([^()]*\))?:\s+(.*)$')  # name: or name (type):
+# name: or name (type):
+_ITEM_RE = re.compile(r'^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\([^()]*\))?:\s+(.*)$')
 
 def docstring_sections(doc:str, # a docstring, indented or not
                       ) -> tuple: # `(text, sections)`: the rest, and {title: [(name, text), ...]}
@@ -180,7 +182,8 @@ class SiteDoc:
         sym, doc = self.sym, '---\n\n'
         src = NbdevLookup().code(f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}")
         if src: doc += f'[source]({src}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
-        doc += f"{'#' * self.title_level} {self.nm} <span class=\"doc-entry\"></span>\n\n"   # marks an entry
+        # marks an entry
+        doc += f"{'#' * self.title_level} {self.nm} <span class=\"doc-entry\"></span>\n\n"
         try: sig = inspect.signature(sym)
         except (TypeError, ValueError): sig = None
         kw = 'class' if inspect.isclass(sym) else 'async def' if inspect.iscoroutinefunction(sym) else 'def'
@@ -199,7 +202,8 @@ class SiteDoc:
         if dm.get('return') and 'Returns' not in sections:
             sections['Returns'] = [(_anno(sig.return_annotation) if sig else None, dm['return'])]
         for title in ('Arguments', 'Returns', 'Yields', 'Attributes', 'Raises', 'Warns'):
-            items, plain = sections.get(title) or [], title in ('Returns', 'Yields')   # a type plain
+            # a type plain
+            items, plain = sections.get(title) or [], title in ('Returns', 'Yields')
             rows = items if title == 'Arguments' else [
                 f"- {(f'`{n}`: ' if plain else f'**`{n}`**: ') if n else ''}{_md(t)}" for n, t in items]
             if rows: doc += f'**{title}**\n\n' + '\n'.join(rows) + '\n\n'
@@ -212,11 +216,14 @@ def check_finite(x:Tensor, # [..., T, D] input of an attention function or modul
                  name:str='x', # the argument's name, used in the message
                 ) -> Tensor: # `x` itself, when every entry is finite
     "Raise a `ValueError` naming the positions (dim -2) where `x` holds NaN or inf."
-    if x.is_meta or torch.compiler.is_compiling(): return x  # no data to scan; a data-dependent branch would break the graph
+    # no data to scan; a data-dependent branch would break the graph
+    if x.is_meta or torch.compiler.is_compiling(): return x
     if not x.is_floating_point() or x.numel() == 0: return x  # integers are always finite
-    lo, hi = torch.aminmax(x)  # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
+    # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
+    lo, hi = torch.aminmax(x)
     if not (torch.isfinite(lo) & torch.isfinite(hi)):
-        bad = ~torch.isfinite(x)                                        # [..., T, D] -> [T]: any batch, any feature
+        # [..., T, D] -> [T]: any batch, any feature
+        bad = ~torch.isfinite(x)
         if x.ndim >= 2: bad = bad.flatten(0, -3).any(0).any(-1) if x.ndim >= 3 else bad.any(-1)
         raise ValueError(f"{name} holds NaN or inf at positions {bad.nonzero().flatten().tolist()} (dim -2 of shape "
                          f"{list(x.shape)}); a masked future position still enters weights @ V as 0 * NaN = NaN, "

@@ -42,7 +42,8 @@ def fmt(x:float, # value to show
     return s[1:] if re.fullmatch(r'-0(\.0*)?', s) else s
 
 # %% ../nbs/10_labs.ipynb #a365bf2a
-MAX_SIDE, VALUE_RANGE = 4, (-100, 100)  # the attention lab: at most 4 x 4, values in -100..100 (the page receives them)
+# the attention lab: at most 4 x 4, values in -100..100 (the page receives them)
+MAX_SIDE, VALUE_RANGE = 4, (-100, 100)
 
 # %% ../nbs/10_labs.ipynb #398c9b9f
 _NUM = re.compile(r'[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?')
@@ -112,8 +113,10 @@ def attention_lab(q, # Q as text (rows by newline or `;`, columns by spaces or c
     except TypeError: i = None
     if i is None or not 0 <= i < Tq: raise LabInputError('query', f"query must be an int in 0..{Tq - 1}, got {query!r}")
     Qt, Kt, Vt = (torch.tensor(m, dtype=torch.float64) for m in (Q, K, V))
-    allowed = causal_mask(Tq) if causal else torch.ones(Tq, Tk, dtype=torch.bool)  # [T_q, T_k], True = may attend
-    out, w = attention(Qt, Kt, Vt, mask=allowed if causal else None, scale=scale, return_weights=True)  # [T_q, d_v], [T_q, T_k]
+    # [T_q, T_k], True = may attend
+    allowed = causal_mask(Tq) if causal else torch.ones(Tq, Tk, dtype=torch.bool)
+    # [T_q, d_v], [T_q, T_k]
+    out, w = attention(Qt, Kt, Vt, mask=allowed if causal else None, scale=scale, return_weights=True)
     dots = Qt @ Kt.T                                          # step 1: [T_q, T_k]
     scaled = dots / math.sqrt(dk) if scale else dots          # step 2
     masked = scaled.masked_fill(~allowed, float('-inf'))      # step 3
@@ -171,7 +174,8 @@ def dropout_lab(weights='0.2 0.3 0.5', # the row: text (spaces or commas) or a l
     sample = dropout_row(w, m, pe if training else 0.0, training)
     cases = enumerate_dropout(w, pe, training)
     expectation = dropout_expectation(w, pe, training)
-    m_eff = m if training else (1,) * len(w)                 # eval keeps every entry, whatever the chosen mask
+    # eval keeps every entry, whatever the chosen mask
+    m_eff = m if training else (1,) * len(w)
     prob = next(c.prob for c in cases if c.mask == m_eff)
     rows = [dict(position=j, a=w[j], m=m_eff[j], sample=sample[j], expectation=expectation[j]) for j in range(len(w))]
     return dict(weights=w, mode=mode, p_eff=pe, scale=1 / (1 - pe), mask=m, m=m_eff, mask_prob=prob, rows=rows,
@@ -179,14 +183,16 @@ def dropout_lab(weights='0.2 0.3 0.5', # the row: text (spaces or commas) or a l
                 cases=[dict(mask=''.join(map(str, c.mask)), prob=c.prob, total=c.total) for c in cases])
 
 # %% ../nbs/10_labs.ipynb #66a1abda
-MULTIHEAD_LIMITS = dict(B=(1, 2), T=(1, 4), D=(1, 12), H=(1, 4))  # inclusive ranges of the multi-head lab
+# inclusive ranges of the multi-head lab
+MULTIHEAD_LIMITS = dict(B=(1, 2), T=(1, 4), D=(1, 12), H=(1, 4))
 
 def _check_lab_shape(B, T, D, H):
     "Refuse sizes outside `MULTIHEAD_LIMITS` with the page's messages; return them as `int`s."
     out = []
     for name, v in (('B', B), ('T', T), ('D', D), ('H', H)):
         lo, hi = MULTIHEAD_LIMITS[name]
-        try: k = None if isinstance(v, bool) else operator.index(v)   # int or NumPy int; not bool or float
+        # int or NumPy int; not bool or float
+        try: k = None if isinstance(v, bool) else operator.index(v)
         except TypeError: k = None
         if k is None or not lo <= k <= hi: raise LabInputError(name, f"{name} must be an int in {lo}..{hi} in the lab, got {v!r}")
         out.append(k)
@@ -239,7 +245,8 @@ def _check_name(name):
     if name not in LAB_NAMES:
         raise ValueError(f"unknown lab {name!r}: choose one of {', '.join(LAB_NAMES)}")
 
-_SHARED = dict(style='_lab.css', script='_lab.js', body='_stepper.html')  # element the include sits in: file shared by the pages
+# element the include sits in: file shared by the pages
+_SHARED = dict(style='_lab.css', script='_lab.js', body='_stepper.html')
 # an include is a line of its own: /*@include FILE*/ in the style and the script, <!--@include FILE--> in the body
 _INCLUDE = re.compile(r'^[ \t]*(?:/\*@include ([\w.-]+)\*/|<!--@include ([\w.-]+)-->)[ \t]*\n', re.M)
 
@@ -247,7 +254,8 @@ def _lab_file(fname):
     "One file of `causal_mha/labs/`, as text."
     return resources.files('causal_mha').joinpath('labs', fname).read_text(encoding='utf-8')
 
-_DATA = re.compile(r'^([ \t]*)/\*@data\*/[ \t]*\n', re.M)  # the line, in the script, that receives the page's data
+# the line, in the script, that receives the page's data
+_DATA = re.compile(r'^([ \t]*)/\*@data\*/[ \t]*\n', re.M)
 
 def _defaults(f): return {k: p.default for k, p in inspect.signature(f).parameters.items() if p.default is not p.empty}
 
@@ -298,7 +306,8 @@ def write_lab(name:str, # 'attention', 'dropout' or 'multihead'
     return path
 
 # %% ../nbs/10_labs.ipynb #40712d92
-_HEIGHTS = dict(attention=1750, dropout=1600, multihead=1400)  # starting heights (px) before the lab reports its own
+# starting heights (px) before the lab reports its own
+_HEIGHTS = dict(attention=1750, dropout=1600, multihead=1400)
 _TITLES = dict(attention='Attention weights and causal mask', dropout='Dropout: one sample vs expectation',
                multihead='Multi-head split and merge')
 _counter = itertools.count()

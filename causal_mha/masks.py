@@ -65,7 +65,8 @@ def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
         try: ok = torch.broadcast_shapes(mask.shape, shape) == shape
         except RuntimeError: ok = False
         if not ok: raise ValueError(f"{name} of shape {shape_of(mask)} does not broadcast to the scores' shape {list(shape)}")
-    if mask.is_meta or torch.compiler.is_compiling(): return mask  # no data to read; a data-dependent branch breaks a graph
+    # no data to read; a data-dependent branch breaks a graph
+    if mask.is_meta or torch.compiler.is_compiling(): return mask
     rows = empty_rows(mask)
     if rows:
         raise ValueError(f"{name} of shape {shape_of(mask)} has {len(rows)} row(s) with no visible key "
@@ -89,12 +90,15 @@ def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already sca
                              f"scores on {scores.device}")
         if validate: check_mask(allowed, name, shape=scores.shape)
         scores = scores.masked_fill(~allowed, float('-inf'))         # masked keys: e^-inf = 0
-    if validate and not (scores.is_meta or torch.compiler.is_compiling()):  # the values (none while compiling)
-        bad = torch.isnan(scores) | torch.isposinf(scores)           # only visible scores can still be bad
+    # the values (none while compiling)
+    if validate and not (scores.is_meta or torch.compiler.is_compiling()):
+        # only visible scores can still be bad
+        bad = torch.isnan(scores) | torch.isposinf(scores)
         if bad.any():
             raise ValueError(f"scores of shape {shape_of(scores)} contain NaN or +inf at visible keys "
                              f"(first at {bad.nonzero()[0].tolist()}); softmax would give NaN")
-        check_mask(scores > float('-inf'), f"{name} & (scores > -inf)")  # keys already at -inf count as masked
+        # keys already at -inf count as masked
+        check_mask(scores > float('-inf'), f"{name} & (scores > -inf)")
     return torch.softmax(scores, dim=-1)
 
 # %% ../nbs/04_causal_mask.ipynb #66a255db

@@ -49,7 +49,8 @@ class CausalAttention(nn.Module):
         self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', future_mask(context_length).float())  # [L, L], 1 above the diagonal
+        # [L, L], 1 above the diagonal
+        self.register_buffer('mask', future_mask(context_length).float())
 
     def forward(self, x:Tensor) -> Tensor:
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
@@ -81,7 +82,8 @@ class MultiHeadAttentionWrapper(nn.Module):
             [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
     def forward(self, x:Tensor) -> Tensor:
-        return torch.cat([head(x) for head in self.heads], dim=-1)  # H x [B, T, d_out] -> [B, T, H*d_out]
+        # H x [B, T, d_out] -> [B, T, H*d_out]
+        return torch.cat([head(x) for head in self.heads], dim=-1)
 
 # %% ../nbs/07_multihead.ipynb #b273aa70
 class MultiHeadAttention(nn.Module):
@@ -105,7 +107,8 @@ class MultiHeadAttention(nn.Module):
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)  # mixes the heads
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer('mask', future_mask(context_length).float())  # [L, L], 1 above the diagonal
+        # [L, L], 1 above the diagonal
+        self.register_buffer('mask', future_mask(context_length).float())
 
     def forward(self, x:Tensor) -> Tensor:
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
@@ -130,14 +133,16 @@ def wrapper_to_mha(wrapper:MultiHeadAttentionWrapper, # independent heads (optio
     heads = list(wrapper.heads)
     h0 = heads[0]
     p = h0.W_query.weight
-    with torch.random.fork_rng(devices=[]):  # the throwaway initialisation leaves the global RNG untouched
+    # the throwaway initialisation leaves the global RNG untouched
+    with torch.random.fork_rng(devices=[]):
         mha = MultiHeadAttention(h0.d_in, h0.d_out * len(heads), h0.context_length, h0.dropout.p,
                                  len(heads), qkv_bias=h0.W_query.bias is not None)
     mha = mha.to(device=p.device, dtype=p.dtype)
     with torch.no_grad():
         for name in ('W_query', 'W_key', 'W_value'):
             dst = getattr(mha, name)
-            dst.weight.copy_(torch.cat([getattr(h, name).weight for h in heads], dim=0))  # H x [d, d_in] -> [H*d, d_in]
+            # H x [d, d_in] -> [H*d, d_in]
+            dst.weight.copy_(torch.cat([getattr(h, name).weight for h in heads], dim=0))
             if dst.bias is not None: dst.bias.copy_(torch.cat([getattr(h, name).bias for h in heads]))
         proj = getattr(wrapper, 'out_proj', None)
         if proj is None:
@@ -166,7 +171,8 @@ def layouts(B:int, # batch size
     x = torch.arange(B * T * D).view(B, T, D)  # [B, T, D], id = flat index
     x4 = x.view(B, T, H, d)                     # [B, T, H, d]
     xh = x4.transpose(1, 2)                     # [B, H, T, d]
-    if wrong_merge: return [x, x4, xh, xh, xh.reshape(B, T, D)]  # [B, H, T, d] -> [B, T, D]: positions mixed
+    # [B, H, T, d] -> [B, T, D]: positions mixed
+    if wrong_merge: return [x, x4, xh, xh, xh.reshape(B, T, D)]
     back = xh.transpose(1, 2)                   # [B, T, H, d]
     return [x, x4, xh, back, back.reshape(B, T, D)]  # [B, T, H, d] -> [B, T, D]
 
@@ -183,7 +189,8 @@ def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
 def _check_element(e, B, T, D):
     "Refuse an element id outside 0..B*T*D-1; return it as an `int`."
     n = B * T * D
-    try: k = None if isinstance(e, bool) else operator.index(e)   # int or NumPy int; not bool, float or str
+    # int or NumPy int; not bool, float or str
+    try: k = None if isinstance(e, bool) else operator.index(e)
     except TypeError: k = None
     if k is None or not 0 <= k < n: raise ValueError(f"e must be an element id in 0..{n - 1} (B*T*D={n}), got {e!r}")
     return k

@@ -64,7 +64,8 @@ def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
     "How concentrated softmax rows are: the mean of each row's largest weight and of its entropy."
     _check_rows(w)
     sums = w.sum(-1)                                                  # [...]
-    bad = (w < 0).any(-1) | ~torch.isclose(sums, torch.ones_like(sums), atol=1e-5)  # NaN rows are bad too
+    # NaN rows are bad too
+    bad = (w < 0).any(-1) | ~torch.isclose(sums, torch.ones_like(sums), atol=1e-5)
     if bad.any():
         i = bad.nonzero()[0].tolist()                                 # index of the first bad row
         where = 'the row' if not i else f"row {i[0] if len(i) == 1 else tuple(i)}"
