@@ -44,7 +44,7 @@ CHAPTER_FIGURES = {                                     # section: (code lines t
     '4.1': (['def attention('], ['0.1554, 0.4223, 0.4223', '0.5777, 0.8446']),
     '4.7': (['class MultiHeadAttention(', 'class MultiHeadAttentionWrapper('],
             ['[[0, 0, 2], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 2]]']),
-    '4.8': (['class Attention(', 'class KVCache'], ['2.78e-16', '1.33e-15']),
+    '4.8': (['class Attention('], ['2.78e-16', '1.33e-15']),
 }
 MIN_PLOT_SCALE = 0.70
 

@@ -194,7 +194,10 @@ CHAPTER_CODE = {
     '07_multihead.ipynb': ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha',
                            'layouts', 'track_element', 'MultiHeadAttentionWrapperWithProj'],
     '07a_text.ipynb': ['SimpleTokenizer', 'GPTDatasetV1', 'token_batches'],
-    '08_core.ipynb': ['Attention', 'KVCache'],
+    '08_core.ipynb': ['Attention'],
+    '08a_dispatch.ipynb': ['token_positions', 'visible', 'attend'],
+    '08b_rope.ipynb': ['rotate', 'Rotary', 'RMSNorm'],
+    '08c_cache.ipynb': ['KVCache'],
     '09_exercises.ipynb': ['attention_param_count'],
 }
 CHAPTER_RE = re.compile(r'^0[1-9][a-z]?_')             # the chapter's pages, 4.1-4.9

@@ -170,7 +170,8 @@ def attend(q:Tensor, # [B, H, T, d] queries of the new positions
        window, so the cost is `O(T·W)`, never a `[B, 1, T, K]` mask. With padding *and* a window one host
        synchronisation reads where each block's window starts.
 
-    With `sinks`, every fused call gets one more key (`_with_sink`). Dropout is applied to the weights on every route.
+    With `sinks`, every fused call gets one more key whose score is the sink logit. Dropout is applied to the weights
+    on every route.
     """
     if (q.ndim != 4 or k.ndim != 4 or v.shape[:3] != k.shape[:3] or q.shape[1] % k.shape[1] or q.shape[-1] != k.shape[-1]
             or q.shape[2] > k.shape[2]):
