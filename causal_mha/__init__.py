@@ -58,3 +58,16 @@ from .convert import *
 from .hf import *
 from .parallel import *
 from .latent import *
+
+def _document_all():
+    "`help()` of every public name lists its arguments: `document` writes each parameter's comment into the docstring."
+    import inspect
+    from .ground import document
+    for name, obj in list(globals().items()):
+        if name.startswith('_') or not (inspect.isclass(obj) or inspect.isfunction(obj)): continue
+        if not getattr(obj, '__module__', '').startswith('causal_mha.'): continue
+        if inspect.isfunction(obj): document(obj); continue
+        document(obj, obj.__init__); document(obj, obj)   # the constructor's comments, or a dataclass's fields'
+        for m, f in vars(obj).items():   # and its public methods
+            if inspect.isfunction(f) and not m.startswith('_'): document(f)
+_document_all()

@@ -160,7 +160,11 @@ class Attention(nn.Module):
         if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
         return q, k, v
 
-    def rotate_qk(self, q:Tensor, k:Tensor, pos:Tensor) -> tuple:
+    def rotate_qk(self,
+                  q:Tensor, # [B, H, T, d] queries
+                  k:Tensor, # [B, Hkv, T, d] keys
+                  pos:Tensor, # [T] or [B, T] their positions among real tokens
+                 ) -> tuple: # (q, k) rotated
         "Queries and keys turned by their positions (`Rotary`); the angles computed once for both."
         cos, sin = self.rotary(pos, q.dtype)
         return rotate(q, cos, sin), rotate(k, cos, sin)

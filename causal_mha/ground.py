@@ -66,15 +66,17 @@ def check_positive(name:str, # the argument's name, used in the message
 
 # %% ../nbs/00_ground.ipynb #02302207
 def document(obj, fn=None):
-    "Insert an `Args:` section built from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring."
+    "Write an `Args:` section from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring, once."
     fn = fn or obj
+    doc = inspect.cleandoc(obj.__doc__ or '')
+    if re.search(r'^Args:\s*$', doc, re.M): return obj  # written already (or by hand)
     try: docs = docments(fn)
     # no source to read the comments from: the docstring stays as written
     except (OSError, TypeError): return obj
     sig = inspect.signature(fn).parameters
     rows = [f"    {n}: {d}" + ("" if sig[n].default is inspect.Parameter.empty else f" (default {sig[n].default!r})")
             for n, d in docs.items() if n in sig and n != 'self' and d]
-    doc = inspect.cleandoc(obj.__doc__ or '')
+    if not rows: return obj
     at = min([doc.find(h) for h in ('\nAttributes:', '\nReturns:', '\nRaises:') if h in doc] or [len(doc)])
     obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
     return obj

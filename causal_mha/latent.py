@@ -70,7 +70,8 @@ class LatentAttention(nn.Module):
                  rope_theta:float=10_000.0, # base of the rotary angles
                  bias:bool=False, # biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`)
                  eps:float=1e-6, # epsilon of the two RMSNorms
-                 device=None, dtype=None, # of the parameters
+                 device=None, # device of the parameters
+                 dtype=None, # floating dtype of the parameters
                 ):
         super().__init__()
         D, H = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
@@ -141,7 +142,10 @@ class LatentAttention(nn.Module):
                              f"context_length, or call cache.reset() to start a new sequence")
         return None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
 
-    def project(self, x, valid):
+    def project(self,
+                x:Tensor, # [B, T, d_model] the inputs
+                valid:Tensor|None=None, # [B, T] bool, True = real token; a pad's parts become 0
+               ) -> tuple: # q_nope [B, H, T, dn], q_rope [B, H, T, dr], latent [B, 1, T, r], k_rope [B, 1, T, dr]
         "Queries by head, split into their unrotated and rope parts; the normalised latent and the rope key (one head each). A pad's are 0."
         B, T, _ = x.shape; H, dn, dr, r = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim, self.kv_lora_rank
         q = self.q_proj(x) if self.q_lora_rank is None else self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))
@@ -151,12 +155,22 @@ class LatentAttention(nn.Module):
         if valid is None: return parts
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
 
-    def rotate_qk(self, q_rope, k_rope, pos):
+    def rotate_qk(self,
+                  q_rope:Tensor, # [B, H, T, dr] the queries' rope parts
+                  k_rope:Tensor, # [B, 1, T, dr] the shared rope key
+                  pos:Tensor, # [T] or [B, T] positions among real tokens
+                 ) -> tuple: # both, rotated
         "The rope parts of the queries and the shared rope key turned by their positions; the angles computed once."
         cos, sin = self.rotary(pos, q_rope.dtype)
         return rotate(q_rope, cos, sin), rotate(k_rope, cos, sin)
 
-    def attend(self, q_nope, q_rope, key, pos=None, mask=None):
+    def attend(self,
+               q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
+               q_rope:Tensor, # [B, H, T, dr] their rotated parts
+               key:Tensor, # [B, 1, S, r + dr] the held and new keys `[latent, k_rope]`
+               pos:tuple|None=None, # (q_pos, k_pos) with padding, as for `attend`; None: none
+               mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, S] (Hugging Face's)
+              ) -> Tensor: # [B, T, d_model]
         "Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]` and values, then `attend`."
         B, _, S, _ = key.shape; H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
         k_nope, v = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2).split([dn, dv], -1)  # [B, H, S, .]
@@ -169,7 +183,13 @@ class LatentAttention(nn.Module):
         H, dn, dv, r = self.n_heads, self.qk_nope_head_dim, self.v_head_dim, self.kv_lora_rank
         return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
 
-    def attend_absorbed(self, q_nope, q_rope, key, pos=None, mask=None):
+    def attend_absorbed(self,
+                        q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
+                        q_rope:Tensor, # [B, H, T, dr] their rotated parts
+                        key:Tensor, # [B, 1, S, r + dr] the held and new keys `[latent, k_rope]`
+                        pos:tuple|None=None, # (q_pos, k_pos) with padding, as for `attend`; None: none
+                        mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, S] (Hugging Face's)
+                       ) -> Tensor: # [B, T, d_model]
         """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value:
         multi-query attention, which `attend` computes with the cache read once per call, not once per head."""
         W_uk, W_uv = self.absorbed_weights()

@@ -52,7 +52,9 @@ class CausalAttention(nn.Module):
         # [L, L], 1 above the diagonal
         self.register_buffer('mask', future_mask(context_length).float())
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self,
+                x:Tensor, # [B, T, d_in] the inputs
+               ) -> Tensor: # [B, T, d_out]
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
         b, num_tokens, d_in = x.shape
         keys = self.W_key(x)  # [b, T, d_out]
@@ -81,7 +83,9 @@ class MultiHeadAttentionWrapper(nn.Module):
         self.heads = nn.ModuleList(
             [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) for _ in range(num_heads)])
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self,
+                x:Tensor, # [B, T, d_in] the inputs
+               ) -> Tensor: # [B, T, d_out]
         # H x [B, T, d_out] -> [B, T, H*d_out]
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
@@ -110,7 +114,9 @@ class MultiHeadAttention(nn.Module):
         # [L, L], 1 above the diagonal
         self.register_buffer('mask', future_mask(context_length).float())
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self,
+                x:Tensor, # [B, T, d_in] the inputs
+               ) -> Tensor: # [B, T, d_out]
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
         b, num_tokens, d_in = x.shape
         keys = split_heads(self.W_key(x), self.num_heads)  # [b, T, d_out] -> [b, H, T, head_dim]
@@ -220,5 +226,7 @@ class MultiHeadAttentionWrapperWithProj(MultiHeadAttentionWrapper):
         width = self.heads[0].d_out * len(self.heads)  # d_out * num_heads, as checked ints
         self.out_proj = nn.Linear(width, width)
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self,
+                x:Tensor, # [B, T, d_in] the inputs
+               ) -> Tensor: # [B, T, d_out]
         return self.out_proj(super().forward(x))  # [B, T, H*d_out] -> [B, T, H*d_out]
