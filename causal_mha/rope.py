@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import torch
 from torch import nn, Tensor
-from .ground import check_int, check_positive
+from .ground import check_int, check_positive, document
 
 # %% auto #0
 __all__ = ['rotate', 'rope_frequencies', 'Rotary', 'RMSNorm']
@@ -70,7 +70,17 @@ def rope_frequencies(head_dim:int, # d, the width of each rotated head (even)
                      seq_len:int|Tensor|None=None, # the longest sequence so far ('dynamic', 'longrope'; None: as at start)
                     ) -> tuple: # (inv_freq [d/2] float32, attention_scaling: a float that multiplies cos and sin)
     """The `d/2` frequencies of a rotary type and the factor on its cosines and sines, computed as transformers'
-    `ROPE_INIT_FUNCTIONS` compute them (the same float32 operations, so the tables agree bit for bit)."""
+    `ROPE_INIT_FUNCTIONS` compute them (the same float32 operations, so the tables agree bit for bit).
+
+    Returns:
+        `(inv_freq, attention_scaling)`: the float32 frequencies `[d/2]`, pair `i` turning by `pos * inv_freq[i]`, and
+        the float that multiplies the cosines and sines (1.0 but for 'yarn' and 'longrope').
+
+    Raises:
+        ValueError: `scaling` names a type `Rotary` does not compute, lacks a setting its type needs, or holds one it
+            does not read.
+        TypeError: `scaling` is not a dict or None.
+    """
     s, d = _check_scaling(scaling, head_dim, theta), head_dim
     kind, base, factor = s['rope_type'], theta, s.get('factor')
     shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d                # i / (d/2), the exponents
@@ -177,6 +187,8 @@ class Rotary(nn.Module):
         if self.attention_scaling != 1.0: cos, sin = cos * self.attention_scaling, sin * self.attention_scaling
         cos, sin = cos.to(dtype), sin.to(dtype)
         return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)
+
+for _obj, _fn in ((rope_frequencies, None), (Rotary, Rotary.__init__), (Rotary.forward, None)): document(_obj, _fn)
 
 # %% ../nbs/08b_rope.ipynb #28539c92
 class RMSNorm(nn.Module):
