@@ -43,20 +43,22 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
              new_tokens:int=32, # tokens generated after it (greedy, the model's own cache)
              long:int|None=16_384, # prompt length of the windowed prefill (Mistral, `window`); None: skip it
              window:int=512, # Mistral's sliding window in that part
-             repeats:int=5, # timed runs of each side, interleaved original / swapped; the median counts
+             repeats:int=9, # timed turns, each running the original then the swapped model; the medians count
              dtype:torch.dtype=torch.float32, seed:int=0,
              **sizes, # d_model, n_layers, n_heads, n_kv_heads, vocab_size: the models' sizes (default 512, 4, 8, 2, 1024)
-            ) -> dict: # {part: {family: {'original_s', 'swapped_s', 'ratio'}}, 'settings': {...}, 'load': (before, after)}
+            ) -> dict: # {part: {family: {'original_s', 'swapped_s', 'ratio', ...}}, 'settings': {...}, 'load': (before, after)}
     """Time swapped models against their originals, side by side: a forward pass over a `prefill`-token prompt (the
     logits of its last position, as `generate` takes them), `generate` of `new_tokens` after a `prompt`-token one,
     and with `long`, Mistral with a `window`-token window over a `long`-token prompt. Each side runs once untimed,
-    then `repeats` times interleaved (original, swapped, original, ...) under `torch.no_grad()`; the medians count,
-    and `ratio` is swapped / original (below 1: the swapped model is faster). The swapped model's generated tokens
-    are compared with the original's (`same_tokens`). `load` is the machine's 1-minute load average before and after (from
+    then `repeats` turns of one run each (original, swapped), under `torch.no_grad()`: `original_s` and `swapped_s`
+    are the medians of their times, `ratio` the median of the turns' swapped / original (below 1: the swapped model is
+    faster) and `ratio_iqr` its interquartile range, the spread the machine's noise leaves on one turn. The first runs' results are compared:
+    the largest difference of the last position's logits (`logits_diff`, float32 rounding: the two sum in other
+    orders) and whether the generated tokens are the same (`same_tokens`). `load` is the machine's 1-minute load average before and after (from
     `os.getloadavg`), to judge whether other work disturbed the timing.
 
     Returns:
-        `{'prefill': {family: {'original_s', 'swapped_s', 'ratio'}}, 'generate': {... and 'same_tokens'}, 'windowed':
+        `{'prefill': {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr', 'logits_diff'}}, 'generate': {... 'same_tokens'}, 'windowed':
         {'Mistral, window W': {...}}, 'settings': {...}, 'load': (before, after)}`, times in seconds.
 
     Raises:
@@ -70,25 +72,29 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
     load0, out = os.getloadavg()[0], {'prefill': {}, 'generate': {}, 'windowed': {}}
     g = torch.Generator().manual_seed(seed)
     def ids(T): return torch.randint(1, 1000, (1, T), generator=g)
-    def side_by_side(original, swapped, run) -> dict:
-        run(original); run(swapped)                                        # warm: allocations, first-call work
+    def side_by_side(original, swapped, run, agree) -> dict:
+        same = agree(run(original), run(swapped))                          # warm (allocations, first calls), and compared
         t = {'original': [], 'swapped': []}
         for _ in range(repeats):
             for side, m in (('original', original), ('swapped', swapped)): t[side].append(_timed(lambda: run(m)))
-        o, s = statistics.median(t['original']), statistics.median(t['swapped'])
-        return {'original_s': o, 'swapped_s': s, 'ratio': s / o}
+        paired = [s / o for o, s in zip(t['original'], t['swapped'])]           # each turn's swapped / original
+        q1, _, q3 = statistics.quantiles(paired, n=4) if repeats > 1 else paired * 3
+        return {'original_s': statistics.median(t['original']), 'swapped_s': statistics.median(t['swapped']),
+                'ratio': statistics.median(paired), 'ratio_iqr': (q1, q3)} | same
+    def logits(a, b): return {'logits_diff': (a.logits - b.logits).abs().max().item()}
+    def tokens(a, b): return {'same_tokens': torch.equal(a, b)}
     with torch.no_grad():
         for fam in families:
             original = _model(fam, dtype=dtype, seed=seed, **sizes)
             swapped = swap_attention(copy.deepcopy(original))
             x, p = ids(prefill), ids(prompt)
-            out['prefill'][fam] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1))
+            out['prefill'][fam] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1), logits)
             gen = lambda m: m.generate(p, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False)
-            out['generate'][fam] = side_by_side(original, swapped, gen) | {'same_tokens': torch.equal(gen(original), gen(swapped))}
+            out['generate'][fam] = side_by_side(original, swapped, gen, tokens)
         if long is not None:
             original = _model('Mistral', window=window, dtype=dtype, seed=seed, **sizes)
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
-            out['windowed'][f"Mistral, window {window}"] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1))
+            out['windowed'][f"Mistral, window {window}"] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1), logits)
     out['settings'] = dict(families=tuple(families), prefill=prefill, prompt=prompt, new_tokens=new_tokens, long=long,
                            window=window, repeats=repeats, dtype=str(dtype), threads=torch.get_num_threads(), **sizes)
     out['load'] = (load0, os.getloadavg()[0])
