@@ -284,7 +284,7 @@ def _rope(old:nn.Module, cfg, head_dim:int) -> tuple:
     scaling = None if rope.get('rope_type', 'default') == 'default' and set(rope) <= {'rope_type'} else \
               rope | {'max_position_embeddings': cfg.max_position_embeddings}
     try: Rotary(head_dim, theta, scaling)                                    # a type and settings Rotary computes
-    except ValueError as e: _refuse(cfg, where, cfg.rope_parameters if where == 'rope_parameters' else rope, str(e))
+    except ValueError as e: _refuse(cfg, where, cfg.rope_parameters[kind] if kind in cfg.rope_parameters else cfg.rope_parameters, str(e))
     return theta, scaling
 
 def _convert_latent(old:nn.Module, cfg) -> HFLatentAttention:
