@@ -239,12 +239,8 @@ def to_nanogpt(attn:Attention, # no grouped kv heads, window or rotary positions
 # %% ../nbs/15_dropin.ipynb #98be3c3f
 _GPT2 = "c_attn.weight [D, 3D], c_attn.bias [3D], c_proj.weight [D, D], c_proj.bias [D] (Conv1D: weights stored [in, out])"
 
-def from_gpt2(state_dict:Mapping, # a `GPT2Attention`'s state_dict (`model.transformer.h[i].attn.state_dict()`)
-              n_heads:int, # `config.n_head`
-              context_length:int|None=None, # `config.n_positions` (default: the size of an old `bias` mask buffer)
-              dropout:float=0.0, # `config.attn_pdrop`
-             ) -> Attention: # the same attention function (with GPT-2's default scaling by 1/sqrt(d))
-    "An `Attention` computing what Hugging Face GPT-2's attention computes with these weights."
+def _gpt2_params(state_dict:Mapping, n_heads:int) -> tuple: # (params by `Attention`'s names, D, n_heads, the `bias` buffer's size or None)
+    "GPT-2 attention's weights checked and mapped to `Attention`'s names (Conv1D's [in, out] transposed)."
     fmt = 'GPT-2 attention'
     sd = _state(state_dict, fmt, _GPT2, ('c_attn.weight', 'c_attn.bias', 'c_proj.weight', 'c_proj.bias'),
                 ('bias', 'masked_bias'), buffers=('bias', 'masked_bias'))
@@ -255,9 +251,18 @@ def from_gpt2(state_dict:Mapping, # a `GPT2Attention`'s state_dict (`model.trans
     _shape(sd, 'c_attn.weight', [D, 3 * D], fmt, f" (D={D} from c_proj.weight)")
     _shape(sd, 'c_attn.bias', [3 * D], fmt); _shape(sd, 'c_proj.bias', [D], fmt)
     n_heads = _heads(n_heads, D, fmt, 'c_proj.weight', sd['c_proj.weight'].shape)
-    L = _context(context_length, _causal_buffer(sd, 'bias', fmt, upper=False), fmt, 'bias')
     p = {'qkv.weight': sd['c_attn.weight'].T, 'qkv.bias': sd['c_attn.bias'],      # Conv1D [in, out] -> Linear [out, in]
          'out_proj.weight': sd['c_proj.weight'].T, 'out_proj.bias': sd['c_proj.bias']}
+    return p, D, n_heads, _causal_buffer(sd, 'bias', fmt, upper=False)
+
+def from_gpt2(state_dict:Mapping, # a `GPT2Attention`'s state_dict (`model.transformer.h[i].attn.state_dict()`)
+              n_heads:int, # `config.n_head`
+              context_length:int|None=None, # `config.n_positions` (default: the size of an old `bias` mask buffer)
+              dropout:float=0.0, # `config.attn_pdrop`
+             ) -> Attention: # the same attention function (with GPT-2's default scaling by 1/sqrt(d))
+    "An `Attention` computing what Hugging Face GPT-2's attention computes with these weights."
+    p, D, n_heads, found = _gpt2_params(state_dict, n_heads)
+    L = _context(context_length, found, 'GPT-2 attention', 'bias')
     return _build(D, n_heads, L, dropout, p, qkv_bias=True, out_bias=True)
 
 def to_gpt2(attn:Attention, # no grouped kv heads, window or rotary positions
@@ -271,21 +276,8 @@ def to_gpt2(attn:Attention, # no grouped kv heads, window or rotary positions
 _LLAMA = ("q_proj.weight [H*d, D], k_proj.weight [Hkv*d, D], v_proj.weight [Hkv*d, D], o_proj.weight [D, H*d], with "
           "H*d = D; optionally q/k/v_proj.bias (all three) and o_proj.bias")
 
-def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2Attention`'s state_dict
-               n_heads:int, # `config.num_attention_heads`
-               context_length:int, # `config.max_position_embeddings`
-               n_kv_heads:int|None=None, # `config.num_key_value_heads` (default: read from k_proj.weight)
-               window:int|None=None, # `config.sliding_window` where the model applies it (Mistral), else None
-               rope_theta:float|None=10000.0, # `config.rope_parameters['rope_theta']` (default rope type only)
-               dropout:float=0.0, # `config.attention_dropout`
-               *,
-               query_scale:float|None=None, # `config.query_pre_attn_scalar ** -0.5` (Gemma), else None: 1/sqrt(head_dim)
-               softcap:float|None=None, # `config.attn_logit_softcapping` (Gemma 2), else None
-              ) -> Attention: # the same attention function
-    """An `Attention` computing what a Hugging Face Llama-style attention computes with these weights: grouped kv heads,
-    RoPE, and what later families add to the same layout: a head width apart from the hidden size (Qwen3, Gemma 3;
-    read from `q_proj.weight`), QK-norm weights (`q_norm.weight`, `k_norm.weight`: per head, or over the whole
-    projection as OLMo 2), attention sinks (`sinks`, gpt-oss)."""
+def _llama_params(state_dict:Mapping, n_heads:int, n_kv_heads:int|None=None) -> tuple: # (params by `Attention`'s names, its keyword arguments)
+    "A Llama-style attention's weights checked and mapped to `Attention`'s names: q, k, v fused, the rest renamed."
     fmt, names = 'Llama-style attention', ('q_proj', 'k_proj', 'v_proj')
     sd = _state(state_dict, fmt, _LLAMA, tuple(f'{n}.weight' for n in names) + ('o_proj.weight',),
                 tuple(f'{n}.bias' for n in names) + ('o_proj.bias', 'q_norm.weight', 'k_norm.weight', 'sinks'))
@@ -322,9 +314,29 @@ def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2A
     if 'o_proj.bias' in sd: p['out_proj.bias'] = sd['o_proj.bias']
     for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):
         if k in sd: p[k] = sd[k]
-    return _build(D, n_heads, check_int('context_length', context_length, 1), dropout, p, n_kv_heads=Hkv,
-                  window=window, rope_theta=rope_theta, qkv_bias=qkv_bias, out_bias='o_proj.bias' in sd,
-                  head_dim=d, qk_norm=qk_norm, query_scale=query_scale, softcap=softcap, sinks='sinks' in sd)
+    return p, dict(d_model=D, n_heads=n_heads, n_kv_heads=Hkv, qkv_bias=qkv_bias, out_bias='o_proj.bias' in sd,
+                   head_dim=d, qk_norm=qk_norm, sinks='sinks' in sd)
+
+def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2Attention`'s state_dict
+               n_heads:int, # `config.num_attention_heads`
+               context_length:int, # `config.max_position_embeddings`
+               n_kv_heads:int|None=None, # `config.num_key_value_heads` (default: read from k_proj.weight)
+               window:int|None=None, # `config.sliding_window` where the model applies it (Mistral), else None
+               rope_theta:float|None=10000.0, # `config.rope_parameters['rope_theta']`
+               dropout:float=0.0, # `config.attention_dropout`
+               *,
+               rope_scaling:dict|None=None, # `config.rope_parameters` where its 'rope_type' is not 'default' (Llama 3.1's 'llama3', 'yarn', ...)
+               query_scale:float|None=None, # `config.query_pre_attn_scalar ** -0.5` (Gemma), else None: 1/sqrt(head_dim)
+               softcap:float|None=None, # `config.attn_logit_softcapping` (Gemma 2), else None
+              ) -> Attention: # the same attention function
+    """An `Attention` computing what a Hugging Face Llama-style attention computes with these weights: grouped kv heads,
+    RoPE of any of transformers' types (`rope_scaling`), and what later families add to the same layout: a head width
+    apart from the hidden size (Qwen3, Gemma 3; read from `q_proj.weight`), QK-norm weights (`q_norm.weight`,
+    `k_norm.weight`: per head, or over the whole projection as OLMo 2), attention sinks (`sinks`, gpt-oss)."""
+    p, kw = _llama_params(state_dict, n_heads, n_kv_heads)
+    D, n_heads = kw.pop('d_model'), kw.pop('n_heads')
+    return _build(D, n_heads, check_int('context_length', context_length, 1), dropout, p, window=window,
+                  rope_theta=rope_theta, rope_scaling=rope_scaling, query_scale=query_scale, softcap=softcap, **kw)
 
 def to_llama(attn:Attention, # any Attention (window and rope_theta are config, not weights)
             ) -> dict: # the state_dict of a Llama-style attention with attn's heads and biases
@@ -333,8 +345,8 @@ def to_llama(attn:Attention, # any Attention (window and rope_theta are config, 
     sizes = [attn.n_heads * attn.head_dim] + [attn.n_kv_heads * attn.head_dim] * 2   # q | k | v rows
     sd = {}
     for name, wi, bi in zip(('q_proj', 'k_proj', 'v_proj'), w.split(sizes), b.split(sizes) if b is not None else (None,) * 3):
-        sd[f'{name}.weight'] = wi
-        if bi is not None: sd[f'{name}.bias'] = bi
+        sd[f'{name}.weight'] = wi.clone()                                       # each its own storage (safetensors)
+        if bi is not None: sd[f'{name}.bias'] = bi.clone()
     sd['o_proj.weight'] = wo
     if bo is not None: sd['o_proj.bias'] = bo
     for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):                     # QK-norm and sinks, where attn has them

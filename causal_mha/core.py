@@ -37,7 +37,8 @@ class Attention(nn.Module):
         ValueError: an integer argument is not an int >= 1, `d_model` is not divisible by `n_heads` (without
             `head_dim`), `n_kv_heads` does not divide `n_heads`, `dropout` is outside [0, 1), `rope_theta`,
             `query_scale`, `softcap` or `norm_eps` is not a positive number, `qk_norm` is not 'head', 'proj' or None,
-            or the head width is odd with rotary embeddings.
+            or the head width is odd with rotary embeddings; `rope_scaling` without `rope_theta`, or not a rotary type
+            with its settings (`Rotary`).
         TypeError: `qkv_bias`, `out_bias` or `sinks` is not a bool, or `dtype` is not a floating dtype.
     """
     scan_inputs = False
@@ -51,6 +52,7 @@ class Attention(nn.Module):
                  n_kv_heads:int|None=None, # key/value heads, dividing H (None: H; 1 = multi-query); query head h reads kv head h // (H // n_kv_heads)
                  window:int|None=None, # each query sees itself and the window-1 positions before it (None: all)
                  rope_theta:float|None=None, # base of rotary embeddings on queries and keys, HF Llama's rotate_half (None: none)
+                 rope_scaling:dict|None=None, # a rotary type and its settings as transformers' `rope_parameters` ('linear', 'dynamic', 'yarn', 'llama3', 'longrope'; `Rotary`); None: the default type
                  head_dim:int|None=None, # width of each head (None: d_model // n_heads, which must divide); Qwen3, Gemma 3 set it
                  qk_norm:str|None=None, # 'head': RMSNorm of each head's queries and keys (Qwen3, Gemma 3); 'proj': of the whole projections (OLMo 2); None: none
                  norm_eps:float=1e-6, # epsilon of the QK-norm
@@ -86,13 +88,18 @@ class Attention(nn.Module):
             wq, wk = (d, d) if qk_norm == 'head' else (n_heads * d, Hkv * d)
             norm_eps = check_positive('norm_eps', norm_eps)
             self.q_norm, self.k_norm = RMSNorm(wq, norm_eps, **kw), RMSNorm(wk, norm_eps, **kw)
-        self.rotary = None if rope_theta is None else Rotary(d, rope_theta)
+        if rope_scaling is not None and rope_theta is None:
+            raise ValueError(f"rope_scaling={rope_scaling!r} needs rope_theta, the rotary base; got rope_theta=None")
+        if isinstance(rope_scaling, dict) and rope_scaling.get('rope_type') in ('dynamic', 'yarn', 'longrope'):
+            rope_scaling = {'max_position_embeddings': self.context_length} | rope_scaling  # the trained length
+        self.rotary = None if rope_theta is None else Rotary(d, rope_theta, rope_scaling)
         self.out_proj = nn.Linear(n_heads * d, d_model, bias=out_bias, **kw)              # mixes the heads
         self.sinks = nn.Parameter(torch.zeros(n_heads, **kw)) if sinks else None         # a logit per head
 
     def extra_repr(self):
         opts = dict(n_kv_heads=self.n_kv_heads if self.n_kv_heads != self.n_heads else None, window=self.window,
-                    rope_theta=self.rope_theta, qk_norm=self.qk_norm, query_scale=self.query_scale,
+                    rope_theta=self.rope_theta, rope_type=None if self.rotary is None or self.rotary.rope_type == 'default'
+                    else self.rotary.rope_type, qk_norm=self.qk_norm, query_scale=self.query_scale,
                     softcap=self.softcap, sinks=True if self.sinks is not None else None)
         return ", ".join([f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim={self.head_dim}, "
                           f"context_length={self.context_length}"] + [
