@@ -183,9 +183,18 @@ class HFAttention(nn.Module):
 
     def extra_repr(self): return f"layer_idx={self.layer_idx}" + (f", layout={self.layout!r}" if self.layout else "")
 
-    def forward(self, hidden_states:Tensor, attention_mask=None, position_ids=None, cache=None, *,
-                position_embeddings=None, past_key_values=None, encoder_hidden_states=None, output_attentions=None,
-                **kwargs) -> tuple:
+    def forward(self,
+                hidden_states:Tensor, # [B, T, D] the layer's input
+                attention_mask=None, # the mask the model built for this layer (None, bool or additive, or positions)
+                position_ids=None, # [B, T] the tokens' positions (the rotary tables' index without position_embeddings)
+                cache=None, # the model's Cache (older transformers name it `cache`)
+                *,
+                position_embeddings=None, # (cos, sin) the model's rotary tables for these tokens
+                past_key_values=None, # the model's Cache
+                encoder_hidden_states=None, # refused: the adapters are causal self-attention
+                output_attentions=None, # refused when True: the fused kernel computes no weights
+                **kwargs, # what the model passes on to its cache (cache_position, ...)
+               ) -> tuple: # (out [B, T, D], None)
         cache = _check_call(self.config, attention_mask, past_key_values if cache is None else cache,
                             encoder_hidden_states, output_attentions)
         a = self.attn
@@ -240,9 +249,18 @@ class HFLatentAttention(nn.Module):
 
     def extra_repr(self): return f"layer_idx={self.layer_idx}" + (", interleaved=True" if self.interleaved else "")
 
-    def forward(self, hidden_states:Tensor, attention_mask=None, position_ids=None, cache=None, *,
-                position_embeddings=None, past_key_values=None, encoder_hidden_states=None, output_attentions=None,
-                **kwargs) -> tuple:
+    def forward(self,
+                hidden_states:Tensor, # [B, T, D] the layer's input
+                attention_mask=None, # the mask the model built for this layer (None, bool or additive, or positions)
+                position_ids=None, # [B, T] the tokens' positions (the rotary tables' index without position_embeddings)
+                cache=None, # the model's Cache (older transformers name it `cache`)
+                *,
+                position_embeddings=None, # (cos, sin) the model's rotary tables for these tokens
+                past_key_values=None, # the model's Cache
+                encoder_hidden_states=None, # refused: the adapters are causal self-attention
+                output_attentions=None, # refused when True: the fused kernel computes no weights
+                **kwargs, # what the model passes on to its cache (cache_position, ...)
+               ) -> tuple: # (out [B, T, D], None)
         cache = _check_call(self.config, attention_mask, past_key_values if cache is None else cache,
                             encoder_hidden_states, output_attentions)
         m, (B, T, _) = self.mla, hidden_states.shape

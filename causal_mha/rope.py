@@ -206,7 +206,8 @@ class RMSNorm(nn.Module):
                  *,
                  unit_offset:bool=False, # Gemma: multiply by 1 + weight (weights start at 0), in float32
                  float32:bool=False, # compute in float32 whatever the input (as HF does, float64 included); False: in at least float32
-                 device=None, dtype=None, # of the weight
+                 device=None, # device of the weight
+                 dtype=None, # floating dtype of the weight
                 ):
         super().__init__()
         width, self.eps = check_int('width', width, 1), check_positive('eps', eps)
@@ -219,7 +220,9 @@ class RMSNorm(nn.Module):
         return f"{self.weight.shape[0]}, eps={self.eps}" + (", unit_offset=True" if self.unit_offset else "") + (
             ", float32=True" if self.float32 else "")
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self,
+                x:Tensor, # [..., width] what to normalise over its last axis
+               ) -> Tensor: # the same shape and dtype
         y = x.float() if self.float32 else x.to(torch.promote_types(x.dtype, torch.float32))
         y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
         if self.unit_offset: return (y * (1.0 + self.weight.to(y.dtype))).to(x.dtype)
