@@ -10,7 +10,7 @@ from .ground import check_int, document
 from .hf import swap_attention
 
 # %% auto #0
-__all__ = ['hf_speed']
+__all__ = ['hf_speed', 'bench_hf']
 
 # %% ../nbs/16a_hf_bench.ipynb #4b657ccb
 _TIMED = ('Llama', 'Mistral', 'Qwen3', 'Gemma 3')  # the families hf_speed builds
@@ -44,6 +44,7 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
              long:int|None=16_384, # prompt length of the windowed prefill (Mistral, `window`); None: skip it
              window:int=512, # Mistral's sliding window in that part
              repeats:int=9, # timed turns, each running the original then the swapped model; the medians count
+             long_repeats:int=3, # timed turns of the windowed prefill (each takes seconds)
              dtype:torch.dtype=torch.float32, seed:int=0,
              **sizes, # d_model, n_layers, n_heads, n_kv_heads, vocab_size: the models' sizes (default 512, 4, 8, 2, 1024)
             ) -> dict: # {part: {family: {'original_s', 'swapped_s', 'ratio', ...}}, 'settings': {...}, 'load': (before, after)}
@@ -65,20 +66,20 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
         ValueError: a family hf_speed does not build, or a length that is not an int >= 1.
     """
     for name, n in (('prefill', prefill), ('prompt', prompt), ('new_tokens', new_tokens), ('window', window),
-                    ('repeats', repeats)): check_int(name, n, 1)
+                    ('repeats', repeats), ('long_repeats', long_repeats)): check_int(name, n, 1)
     if long is not None: check_int('long', long, 1)
     bad = [f for f in families if f not in _TIMED]
     if bad: raise ValueError(f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}")
     load0, out = os.getloadavg()[0], {'prefill': {}, 'generate': {}, 'windowed': {}}
     g = torch.Generator().manual_seed(seed)
     def ids(T): return torch.randint(1, 1000, (1, T), generator=g)
-    def side_by_side(original, swapped, run, agree) -> dict:
+    def side_by_side(original, swapped, run, agree, turns=repeats) -> dict:
         same = agree(run(original), run(swapped))                          # warm (allocations, first calls), and compared
         t = {'original': [], 'swapped': []}
-        for _ in range(repeats):
+        for _ in range(turns):
             for side, m in (('original', original), ('swapped', swapped)): t[side].append(_timed(lambda: run(m)))
         paired = [s / o for o, s in zip(t['original'], t['swapped'])]           # each turn's swapped / original
-        q1, _, q3 = statistics.quantiles(paired, n=4) if repeats > 1 else paired * 3
+        q1, _, q3 = statistics.quantiles(paired, n=4) if turns > 1 else paired * 3
         return {'original_s': statistics.median(t['original']), 'swapped_s': statistics.median(t['swapped']),
                 'ratio': statistics.median(paired), 'ratio_iqr': (q1, q3)} | same
     def logits(a, b): return {'logits_diff': (a.logits - b.logits).abs().max().item()}
@@ -94,10 +95,30 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
         if long is not None:
             original = _model('Mistral', window=window, dtype=dtype, seed=seed, **sizes)
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
-            out['windowed'][f"Mistral, window {window}"] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1), logits)
+            out['windowed'][f"Mistral, window {window}"] = side_by_side(original, swapped, lambda m: m(x, logits_to_keep=1),
+                                                                        logits, long_repeats)
     out['settings'] = dict(families=tuple(families), prefill=prefill, prompt=prompt, new_tokens=new_tokens, long=long,
-                           window=window, repeats=repeats, dtype=str(dtype), threads=torch.get_num_threads(), **sizes)
+                           window=window, repeats=repeats, long_repeats=long_repeats, dtype=str(dtype),
+                           threads=torch.get_num_threads(), **sizes)
     out['load'] = (load0, os.getloadavg()[0])
     return out
 
 document(hf_speed)
+
+def bench_hf(device='cpu', # the models run on the CPU
+             dtype=torch.float32, # their dtype
+             log=None, # print-like, for progress lines
+             **settings, # `hf_speed`'s settings (families, prefill, prompt, new_tokens, long, window, repeats, ...)
+            ) -> dict: # `hf_speed`'s result, or {'unavailable': why} without transformers
+    "The benchmark's `hf` part: `hf_speed` on the CPU, with a line per comparison."
+    if torch.device(device).type != 'cpu': raise ValueError(f"the hf part times CPU models, got device {device!r}")
+    try: import transformers  # noqa: F401
+    except ImportError: return {'unavailable': 'transformers is not installed'}
+    res = hf_speed(dtype=dtype, **settings)
+    for part in ('prefill', 'generate', 'windowed'):
+        for fam, r in res[part].items():
+            (log or (lambda s: None))(f"hf {part:8} {fam:22}: original {r['original_s']:.3f} s, swapped "
+                                      f"{r['swapped_s']:.3f} s, swapped / original {r['ratio']:.2f}")
+    return res
+
+document(bench_hf)

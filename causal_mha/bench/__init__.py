@@ -13,6 +13,7 @@ from .load import (usable_cores, load_average, machine_info, cpu_sample, CpuMoni
 from .forward import bench_speed, bench_memory
 from .decoding import bench_decode, bench_variants, bench_no_grad
 from .long import bench_long
+from ..hf_bench import bench_hf
 from .targets import Target, TARGETS, judge
 from .report import SCHEMA, save_results, load_results, format_report
 from .plots import plot_results, require_matplotlib
@@ -25,7 +26,7 @@ __all__ = ['run_benchmarks', 'PARTS', 'QUICK', 'FULL', 'check_options', 'usable_
 _all_ = ['PARTS', 'QUICK', 'FULL', 'check_options', 'usable_cores', 'Target', 'TARGETS', 'save_results', 'load_results',
          'format_report', 'plot_results', 'require_matplotlib']
 _BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode, variants=bench_variants,
-              nograd=bench_no_grad, long=bench_long)
+              nograd=bench_no_grad, long=bench_long, hf=bench_hf)
 
 # %% ../../nbs/11_bench.ipynb #fe662a7b
 def _now(): return datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')

@@ -5,7 +5,7 @@
 # %% ../../nbs/11j_bench_report.ipynb #12e7aaa0
 from __future__ import annotations
 import copy, json
-from .options import PARTS
+from .options import PARTS, check_choice
 from .contenders import variant_desc
 from .targets import judge
 
@@ -175,15 +175,34 @@ def _long_md(lg, ok):
                  for n, q in lg['calls'].items()])
     return L + (["", f"— HF Mistral not measured: {lg['unavailable']}"] if lg['unavailable'] else [])
 
+def _hf_md(hf, ok):
+    if hf.get('unavailable'): return [f"**Hugging Face models, swapped against the originals**: not measured: {hf['unavailable']}"]
+    st = hf['settings']
+    L = [f"**Hugging Face models, swapped against the originals** ({st.get('n_layers', 4)} layers, D={st.get('d_model', 512)}, "
+         f"{st.get('n_heads', 8)} query / {st.get('n_kv_heads', 2)} kv heads, {st['dtype'].replace('torch.', '')}, "
+         f"{st['threads']} threads; seconds: medians of {st['repeats']} interleaved turns"
+         + (f", {st['long_repeats']} for the windowed prefill" if hf['windowed'] else "") + "; ratio: median of the "
+         f"turns' swapped / original, below 1 the swapped model is faster):", ""]
+    rows = []
+    for part, what in (('prefill', f"prefill {st['prefill']}"), ('generate', f"{st['new_tokens']} tokens after {st['prompt']}"),
+                       ('windowed', f"prefill {st['long']}")):
+        for fam, r in hf[part].items():
+            agree = (f"logits {r['logits_diff']:.1e}" if 'logits_diff' in r else
+                     f"same tokens: {'yes' if r['same_tokens'] else 'NO'}")
+            rows.append([what, fam, f"{r['original_s']:.3f}", f"{r['swapped_s']:.3f}",
+                         f"{r['ratio']:.2f} ({r['ratio_iqr'][0]:.2f}–{r['ratio_iqr'][1]:.2f})", agree])
+    return L + _table(["part", "model", "original s", "swapped s", "swapped / original (quartiles)", "the two agree"], rows)
+
 def _targets_md(targets):
     def met(t): return t['why'] if t['met'] is None else 'yes' if t['met'] else 'NO'
     return ["**Targets**:", ""] + _table(["target", "measured", "met"],
         [[t['target'].replace('|', '\\|'), t['measured'].replace('|', '\\|'), met(t)] for t in targets])
 
 _PART_MD = dict(speed=_speed_md, memory=_memory_md, decode=_decode_md, variants=_variants_md, nograd=_nograd_md,
-                long=_long_md)
+                long=_long_md, hf=_hf_md)
 
 def format_report(res:dict, # a `run_benchmarks` result, or one read by `load_results`
+                  parts:tuple|None=None, # only these parts' tables and targets (None: every part the run holds)
                  ) -> str: # markdown
     "Markdown report of a benchmark result: machine, load verdict, one table per part, the targets."
     check_result(res)
@@ -195,7 +214,9 @@ def format_report(res:dict, # a `run_benchmarks` result, or one read by `load_re
          f"({', '.join(f'{p} {s:.0f} s' for p, s in res['part_seconds'].items())})"
          + (f"; {res['converted']}." if res.get('converted') else "."), "",
          f"**Load**: {res['reliability']}.", ""]
-    for p, md in _PART_MD.items():
-        if res.get(p): L += md(res[p], ok) + [""]
-    if res['targets']: L += _targets_md(res['targets']) + [""]
+    if parts is not None: check_choice('parts', tuple(parts), PARTS)
+    shown = [p for p in _PART_MD if res.get(p) and (parts is None or p in parts)]
+    for p in shown: L += _PART_MD[p](res[p], ok) + [""]
+    targets = [t for t in res['targets'] if parts is None or t.get('part') in shown]
+    if targets: L += _targets_md(targets) + [""]
     return "\n".join(L)

@@ -75,6 +75,16 @@ TARGETS = (
            'long', 'window_memory@*', '<=', 1.5, timing=False),
     Target("{at}: peak memory {op} {threshold}x the unpadded batch's",
            'long', 'padded_memory@*', '<=', 1.5, timing=False),
+    Target("swapped {at}: prefill time {op} {threshold}x the original's (median of interleaved turns)",
+           'hf', 'prefill_ratio@*', '<=', 1.0),
+    Target("swapped {at}: generation time {op} {threshold}x the original's (median of interleaved turns)",
+           'hf', 'generate_ratio@*', '<=', 1.0),
+    Target("swapped {at}: prefill time {op} {threshold}x the original's (several times faster)",
+           'hf', 'windowed_ratio@*', '<=', 0.34, ('full',)),
+    Target("swapped == original: largest difference of the last position's logits {op} {threshold}",
+           'hf', 'logits_diff', '<=', _AGREE, timing=False),
+    Target("swapped == original: generated sequences that differ {op} {threshold}",
+           'hf', 'tokens_differ', '==', 0, timing=False),
 )
 
 # %% ../../nbs/11i_bench_targets.ipynb #b3707c6f
@@ -155,7 +165,23 @@ def _long(lg, ok):
         m[f"hf_mistral_to_ours@W={W},T={T0}"] = (r['hf_mistral_to_ours'], f"{r['hf_mistral_to_ours']:.1f}x")
     return m
 
-_METRICS = dict(speed=_speed, memory=_memory, decode=_decode, variants=_variants, nograd=_nograd, long=_long)
+def _hf(hf, ok):
+    if hf.get('unavailable'): return {}
+    st, m = hf['settings'], {}
+    def ratio(r): return r['ratio'], f"{r['ratio']:.2f}x (quartiles {r['ratio_iqr'][0]:.2f}–{r['ratio_iqr'][1]:.2f})"
+    for fam, r in hf['prefill'].items(): m[f"prefill_ratio@{fam}, T={st['prefill']}"] = ratio(r)
+    for fam, r in hf['generate'].items():
+        m[f"generate_ratio@{fam}, {st['new_tokens']} tokens after {st['prompt']}"] = ratio(r)
+    for name, r in hf['windowed'].items(): m[f"windowed_ratio@{name}, T={st['long']}"] = ratio(r)
+    diffs = [r['logits_diff'] for part in ('prefill', 'windowed') for r in hf[part].values()]
+    if diffs: m['logits_diff'] = _diff(max(diffs))
+    if hf['generate']:
+        bad = [f for f, r in hf['generate'].items() if not r['same_tokens']]
+        m['tokens_differ'] = (len(bad), f"{len(hf['generate']) - len(bad)} of {len(hf['generate'])} the same"
+                              + (f"; differ: {', '.join(bad)}" if bad else ""))
+    return m
+
+_METRICS = dict(speed=_speed, memory=_memory, decode=_decode, variants=_variants, nograd=_nograd, long=_long, hf=_hf)
 
 def metrics(res:dict) -> dict: # part -> {metric key: (value or None, text)}
     "The figures the targets compare, per part that `res` holds."
@@ -177,7 +203,7 @@ def judge(res:dict, # a `run_benchmarks` result
         thr = t.threshold[0 if full else 1] if isinstance(t.threshold, tuple) else t.threshold
         def row(key, measured, met, why):
             at = key.partition('@')[2].replace('*', 'every setting measured')
-            out.append(dict(target=t.name.format(op=t.op, threshold=f"{thr:g}", at=at), measured=measured, met=met,
+            out.append(dict(target=t.name.format(op=t.op, threshold=f"{thr:g}", at=at), part=t.part, measured=measured, met=met,
                             timing=t.timing, why=why))
         if mode not in t.modes: row(t.metric, '—', None, f"not judged in a {mode} run"); continue
         keys = [k for k in ms[t.part] if fnmatchcase(k, t.metric)]
