@@ -12,18 +12,6 @@ from .ground import check_bool, check_int, shape_of
 __all__ = ['KVCache']
 
 # %% ../nbs/08c_cache.ipynb #3c20b0fb
-class _Read(torch.autograd.Function):
-    "Views of the buffers for the kernel; their gradients reach the new block's slots only (the held ones are constants)."
-    @staticmethod
-    def forward(ctx, k_new, v_new, k, v, refuse):                # k_new [B, H, n, d] sits in the last n slots of k
-        ctx.n, ctx.refuse = k_new.shape[2], refuse
-        return k.view_as(k), v.view_as(v)
-    @staticmethod
-    def backward(ctx, gk, gv):
-        if ctx.refuse: raise RuntimeError(ctx.refuse)
-        n = ctx.n
-        return gk[:, :, -n:], gv[:, :, -n:], None, None, None
-
 class KVCache:
     """Keys and values of the positions one attention layer has seen, for decoding token by token.
 
@@ -69,6 +57,7 @@ class KVCache:
         self.n_seen = 0           # positions appended since the last reset
         self._n_real = None       # [B] real tokens seen per sequence, once a call was padded
         self._kind = None         # (B, Hkv, d, d_v, dtype, device, owner) of what is held
+        self._window = None       # the window of the last committed write (what `crop` may restore)
         self._graph = False       # a held key/value was written from a tensor that carried a graph
         self._staged = None       # what an update left to `commit`
         self._read = None         # the buffers the last in-place update handed out with autograd on (for `guard`)
@@ -118,26 +107,27 @@ class KVCache:
               ) -> tuple: # (k [B, Hkv, K, d], v [B, Hkv, K, d_v], k_pos [B, K] or None): what to attend over, oldest
                           # first, the n new positions last; k_pos is None when no call was padded
         "Append `n` positions and return the keys and values to attend over: the held ones, then the new ones."
-        if (not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or k_new.ndim != 4 or v_new.ndim != 4
-                or k_new.shape[:3] != v_new.shape[:3]):
+        ks, vs = getattr(k_new, 'shape', ()), getattr(v_new, 'shape', ())
+        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or len(ks) != 4 or len(vs) != 4 or ks[:3] != vs[:3]:
             raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, d_v], got "
                              f"{shape_of(k_new)} and {shape_of(v_new)}")
-        if k_new.dtype != v_new.dtype or k_new.device != v_new.device:
-            raise ValueError(f"k_new and v_new must share dtype and device, got {k_new.dtype} on {k_new.device} "
+        B, H, n, d = ks
+        dtype, device = k_new.dtype, k_new.device
+        if v_new.dtype != dtype or v_new.device != device:
+            raise ValueError(f"k_new and v_new must share dtype and device, got {dtype} on {device} "
                              f"and {v_new.dtype} on {v_new.device}")
-        B, H, n, d = k_new.shape
-        if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(k_new.shape)}")
+        if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(ks)}")
         if max_length is not None and self.n_seen + n > max_length:
             raise ValueError(f"{n} new positions after {self.n_seen} cached exceed max_length={max_length}; raise "
                              f"the layer's context_length, or call cache.reset() to start a new sequence")
         if window is not None: window = check_int('window', window, 1)
-        kind = (B, H, d, v_new.shape[3], k_new.dtype, k_new.device, owner)
+        kind = (B, H, d, vs[3], dtype, device, owner)
         self._check(kind)
         self._staged = self._read = None        # an uncommitted write wrote only free slots: nothing to undo
         n_real = self._n_real
         if pos is not None or n_real is not None:        # positions per slot from the first padded call on
-            if n_real is None: n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=k_new.device)
-            if pos is None: pos = n_real[:, None] + torch.arange(n, device=k_new.device)
+            if n_real is None: n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=device)
+            if pos is None: pos = n_real[:, None] + torch.arange(n, device=device)
             n_real = torch.maximum(n_real, pos.amax(1) + 1)
         if self._len == 0: k, v, k_pos = self._fresh(k_new, v_new, pos, n_real, window)
         else: k, v, k_pos = self._append(k_new, v_new, pos, window, max_length)
@@ -238,17 +228,11 @@ class KVCache:
                 self._alloc(max(need, cap), k_new, v_new)
         s = self._start
         graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
-        self._k.narrow(2, s + L, n).copy_(k_new.detach() if graph else k_new)   # in place: the buffer keeps no graph
-        self._v.narrow(2, s + L, n).copy_(v_new.detach() if graph else v_new)
+        kb, vb = (self._k.detach(), self._v.detach()) if graph else (self._k, self._v)  # with autograd: an alias whose
+        kb.narrow(2, s + L, n).copy_(k_new); vb.narrow(2, s + L, n).copy_(v_new)       # history is this write alone
         if pos is not None: self._pos[:, s + L:s + need] = pos
-        k, v = self._k.narrow(2, s, need), self._v.narrow(2, s, need)
-        if graph:  # the new block's gradient, through the buffer; the held positions are constants
-            refuse = (f"this KVCache(differentiable=False) holds {L} positions written with autograd on but keeps no "
-                      f"graph for them, so the gradient through them would be missing. Create it as "
-                      f"KVCache(differentiable=True) to backpropagate through cached positions, or fill it under "
-                      f"torch.no_grad()") if self._graph else None
-            k, v = _Read.apply(k_new, v_new, k, v, refuse)
-            self._read = (k, v, k._version, v._version)
+        k, v = kb.narrow(2, s, need), vb.narrow(2, s, need)   # views: the new slots carry k_new's gradient, the held are constants
+        if graph: self._read = (self._k, self._v, self._k._version, self._v._version, L if self._graph else 0)
         self._staged = dict(bufs=None, start=s, len=need, graph=graph)
         return k, v, None if pos is None else self._pos[:, s:s + need].clone()
 
@@ -258,27 +242,48 @@ class KVCache:
         if st is None: return
         if st['bufs'] is not None: self._k, self._v, self._pos = st['bufs']
         self._start, self._len, self._graph = st['start'], st['len'], self._graph or st['graph']
-        self.n_seen += st['n']; self._n_real = st['n_real']; self._kind = st['kind']
+        self.n_seen += st['n']; self._n_real = st['n_real']; self._kind = st['kind']; self._window = st['window']
         W, L = st['window'], self._len
         if W is None or L == 0 or not st['evict']: return
         if self._n_real is None: drop = max(0, L - (W - 1))
         else: drop = L - self._keep(self._pos[:, self._start:self._start + L], self._n_real, L, W)
         self._start, self._len = self._start + drop, L - drop
 
+    def crop(self, n:int): # positions to keep: the first n seen
+        "Forget every position after the first `n` seen, without a copy: speculative decoding, or a new continuation of a prefix."
+        n, base = check_int('n', n, 0), self.n_seen - self._len
+        if n > self.n_seen: raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
+        W, drop = self._window, self.n_seen - n
+        if drop and W is not None and base and (self._n_real is not None or n - (W - 1) < base):
+            raise ValueError(f"n={n}: the next query would see positions from {max(0, n - W + 1)} on, but the window "
+                             f"of {W} has dropped every position before {base}" + (
+                             " (with padding, a cache that has dropped positions cannot be cropped)"
+                             if self._n_real is not None else ""))
+        self._staged = self._read = None
+        if drop and self._n_real is not None:                          # each sequence's real tokens dropped
+            gone = self._pos[:, self._start + self._len - drop:self._start + self._len]
+            self._n_real = self._n_real - (gone >= 0).sum(1)
+        self._len -= drop; self.n_seen = n
+
     def guard(self,
               out:Tensor, # the output of the kernel call that read the keys/values of the last `update`
              ) -> Tensor: # `out`, refusing backward once a later call has overwritten what that call read
-        "Refuse `backward` through `out` once a later call has written into the buffer it attended over."
-        if self._read is None or not out.requires_grad or torch.compiler.is_compiling(): return out
-        k, v, kv, vv = self._read
-        def check(grad):
+        """Refuse `backward` through `out` once a later call has written into the buffer it attended over, or when the
+        positions it read were written with autograd on (in place, the cache keeps no graph for them)."""
+        if self._read is None or out.grad_fn is None or torch.compiler.is_compiling(): return out
+        k, v, kv, vv, held = self._read                       # the buffers (no graph) and their versions after the write
+        def check(grad_outputs):
+            if held:
+                raise RuntimeError(f"this KVCache(differentiable=False) holds {held} positions written with autograd on "
+                                   f"but keeps no graph for them, so the gradient through them would be missing. Create "
+                                   f"it as KVCache(differentiable=True) to backpropagate through cached positions, or "
+                                   f"fill it under torch.no_grad()")
             if (k._version, v._version) != (kv, vv):
                 raise RuntimeError("backward reached keys/values that a later call has overwritten since: the default "
                                    "KVCache writes each call into the buffer earlier blocks attended over. Call "
                                    "backward before the next cached call, or create the cache as "
                                    "KVCache(differentiable=True) to keep every step's keys and values for backward")
-            return grad
-        out.register_hook(check)  # runs when backward reaches the kernel's output, before the kernel's backward
+        out.grad_fn.register_prehook(check)  # runs when backward reaches the kernel, before its backward
         return out
 
     def reorder(self, index:Tensor): # [B'] int64 rows of the batch to keep, in their new order (beam search)

@@ -69,7 +69,7 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, **kw):
     """`scaled_dot_product_attention`; with grouped kv heads and one query per head (decode), each group of query heads
     goes in as the queries of its one kv head: the keys are read once per kv head, not once per query head."""
     B, H, T, d = q.shape; Hkv = k.shape[1]
-    if Hkv == H: return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, is_causal=is_causal, **kw)
+    if Hkv == H: return F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal, **kw)
     if T == 1: return F.scaled_dot_product_attention(q.reshape(B, Hkv, H // Hkv, d), k, v, attn_mask=attn_mask,
                                                      **kw).view(B, H, 1, -1)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, is_causal=is_causal, enable_gqa=True, **kw)
@@ -173,12 +173,12 @@ def attend(q:Tensor, # [B, H, T, d] queries of the new positions
     With `sinks`, every fused call gets one more key whose score is the sink logit. Dropout is applied to the weights
     on every route.
     """
-    if (q.ndim != 4 or k.ndim != 4 or v.shape[:3] != k.shape[:3] or q.shape[1] % k.shape[1] or q.shape[-1] != k.shape[-1]
-            or q.shape[2] > k.shape[2]):
+    qs, ks, vs = q.shape, k.shape, v.shape
+    if len(qs) != 4 or len(ks) != 4 or vs[:3] != ks[:3] or qs[1] % ks[1] or qs[3] != ks[3] or qs[2] > ks[2]:
         raise ValueError(f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv dividing H and T <= K, got "
-                         f"{list(q.shape)}, {list(k.shape)}, {list(v.shape)}")
-    B, H, T, d = q.shape
-    Hkv, K, W = k.shape[1], k.shape[2], window
+                         f"{list(qs)}, {list(ks)}, {list(vs)}")
+    B, H, T, d = qs
+    Hkv, K, W = ks[1], ks[2], window
     scale = 1 / math.sqrt(d) if scale is None else scale
     if explicit or softcap is not None:                                       # 1. written out
         if mask is not None: allowed = (mask if mask.dtype == torch.bool else mask == 0)[:, 0]
@@ -186,10 +186,12 @@ def attend(q:Tensor, # [B, H, T, d] queries of the new positions
             dev = q.device
             allowed = visible(*(pos or (torch.arange(K - T, K, device=dev), torch.arange(K, device=dev))), W)
         return _written_out(q, k, v, allowed, scale, softcap, sinks, dropout_p)
+    if pos is None and T == 1 and mask is None and sinks is None:            # 3. no mask (first: the decode step)
+        return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
     if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
     if mask is not None: return kernel(q, k, v, attn_mask=mask), None         # 2. ready mask
-    if pos is None and T == 1: return kernel(q, k, v), None                   # 3. no mask
+    if pos is None and T == 1: return kernel(q, k, v), None                   # 3. no mask (with sinks)
     if pos is None and K == T and (W is None or T <= W) and sinks is None:    # 4. causal
         return kernel(q, k, v, is_causal=True), None
     if (pos is not None and K == T and W is None and sinks is None and T > block_size

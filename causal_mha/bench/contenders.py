@@ -145,7 +145,7 @@ def decoder(D:int, H:int, n:int, device='cpu', dtype=torch.float32, seed:int=123
     return m, torch.randn(1, n, D, generator=torch.Generator().manual_seed(seed + salt)).to(device=device, dtype=dtype)
 
 class BareLoop:
-    "The operations of `Attention`'s decode step with a `KVCache`, and nothing else, on the module's weights."
+    "The operations of `Attention`'s decode step with a `KVCache`, and nothing else, on the module's own layers."
     def __init__(self,
                  m:Attention, # the module (full heads, no window, rotary positions, norms or sinks)
                  x, # [B, n, D] inputs: the step at position t reads x[:, t]
@@ -153,11 +153,11 @@ class BareLoop:
                  H:int, # heads
                  capacity:int, # positions the key and value buffers hold
                 ):
-        self.W, self.b, self.Wo, self.bo = projections(m)
+        self.qkv, self.out_proj = m.qkv, m.out_proj                     # the module's own Linear layers
         (self.B, _, self.D), self.H, self.P = x.shape, H, P
         self.x, self.d = x, self.D // H
         self.k, self.v = (x.new_zeros(self.B, H, capacity, self.d) for _ in range(2))
-        _, k, v = F.linear(x[:, :P], self.W, self.b).unflatten(-1, (3 * H, self.d)).transpose(1, 2).split(H, 1)
+        _, k, v = self.qkv(x[:, :P]).unflatten(-1, (3 * H, self.d)).transpose(1, 2).split(H, 1)
         self.k[:, :, :P], self.v[:, :, :P] = k, v
         self.t = P
 
@@ -167,9 +167,9 @@ class BareLoop:
 
     def step(self): # [B, 1, D] the output at the next position
         t = self.t
-        heads = F.linear(self.x[:, t:t+1], self.W, self.b).unflatten(-1, (3 * self.H, self.d)).transpose(1, 2)
+        heads = self.qkv(self.x[:, t:t+1]).unflatten(-1, (3 * self.H, self.d)).transpose(1, 2)
         q, k, v = heads.split(self.H, 1)                                    # [B, H, 1, d] each
         self.k[:, :, t:t+1], self.v[:, :, t:t+1] = k, v                     # the cache write
         ctx = F.scaled_dot_product_attention(q, self.k[:, :, :t+1], self.v[:, :, :t+1])
         self.t = t + 1
-        return F.linear(ctx.transpose(1, 2).reshape(self.B, 1, self.D), self.Wo, self.bo)
+        return self.out_proj(ctx.transpose(1, 2).reshape(self.B, 1, self.D))
