@@ -248,6 +248,8 @@ class KVCache:
         if self._n_real is None: drop = max(0, L - (W - 1))
         else: drop = L - self._keep(self._pos[:, self._start:self._start + L], self._n_real, L, W)
         self._start, self._len = self._start + drop, L - drop
+        if st['bufs'] is None and self.capacity > max(self._len + 1, W) + max(4, -(-W // 7)):  # a chunk's room:
+            self._alloc(max(self._len + 1, W), self._k, self._v)  # back to what a one-call prefill leaves
 
     def crop(self, n:int): # positions to keep: the first n seen
         "Forget every position after the first `n` seen, without a copy: speculative decoding, or a new continuation of a prefix."

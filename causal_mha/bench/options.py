@@ -23,7 +23,7 @@ QUICK = dict(speed=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
              hf=dict(families=('Llama', 'Mistral'), prefill=512, prompt=256, new_tokens=8, long=None, repeats=5))
 FULL = dict(speed=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
             memory=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
-            decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=30),
+            decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=120),
             variants=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
             nograd=dict(steps=1024, runs=10),
             long=dict(Ts=(16384, 32768), pad_T=16384, runs=2),
