@@ -23,8 +23,8 @@ def token_positions(T:int, # new positions in the call
                    ) -> Tensor: # [T], or [B, T] with padding or a per-sequence start (-1 at pads)
     "Each new token's position among its sequence's real tokens: what the causal band, a window and RoPE count."
     if valid is None:
-        steps = torch.arange(T, device=device)
-        return steps + start if not isinstance(start, Tensor) else start[:, None] + steps
+        if not isinstance(start, Tensor): return torch.arange(start, start + T, device=device)
+        return start[:, None] + torch.arange(T, device=device)
     if not isinstance(start, Tensor): start = valid.new_full((valid.shape[0],), start, dtype=torch.long)
     return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)
 
@@ -50,7 +50,7 @@ def _written_out(q, k, v, allowed, scale, softcap=None, sinks=None, dropout_p=0.
     qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
     if allowed.ndim == 3: allowed = allowed[:, None, None]                     # [B, 1, 1, T, K]
     qg = qg * scale                                                             # scale [.., T, d], not [.., T, K]
-    if softcap is None and sinks is None:
+    if softcap is None and sinks is None and not dropout_p:
         ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False)
     else:
         s = qg @ kg.transpose(-2, -1)                                           # [B, Hkv, G, T, K]
@@ -60,8 +60,8 @@ def _written_out(q, k, v, allowed, scale, softcap=None, sinks=None, dropout_p=0.
             allowed = F.pad(allowed.expand(*s.shape[:-1], allowed.shape[-1]), (0, 1), value=True)
         w = masked_softmax(s, allowed, validate=False)
         if sinks is not None: w = w[..., :-1]                                  # the sink's share: 1 - the row's sum
+        if dropout_p: w = F.dropout(w, dropout_p)                              # dropout on the weights (4.6)
         ctx = w @ vg
-    if dropout_p: w = F.dropout(w, dropout_p); ctx = w @ vg                      # dropout on the weights (4.6)
     return ctx.flatten(1, 2), w.flatten(1, 2)
 
 # %% ../nbs/08a_dispatch.ipynb #e46461e7
@@ -117,7 +117,7 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
     "Queries in blocks, each against only the key slots it can see, with a mask as small as the block."
     B, H, T, _ = q.shape; K = k.shape[2]
     if isinstance(T, torch.SymInt) and torch.compiler.is_compiling(): return _blocked_eager(q, k, v, pos, W, kernel, block_size)
-    q_pos, k_pos = (torch.arange(K - T, K, device=q.device), torch.arange(K, device=q.device)) if pos is None else pos
+    q_pos, k_pos = (token_positions(T, K - T, device=q.device), token_positions(K, device=q.device)) if pos is None else pos
     S = block_size if W is None else max(64, min(block_size, W // 4))
     starts = range(0, T, S)
     if W is None: los = [0] * len(starts)
@@ -158,8 +158,8 @@ def attend(q:Tensor, # [B, H, T, d] queries of the new positions
        section 4.1's `attention()`, or its formula with soft-capping and sinks. Returns the weights. The reference
        every other route is tested against.
     2. **ready mask** (`mask`): one `scaled_dot_product_attention` call under the caller's mask (Hugging Face's).
-    3. **no mask**: one query per sequence and no padding: every key it is given is visible (the cache hands a
-       windowed layer only the keys its window holds). The decode step.
+    3. **no mask**: one query per sequence and no padding: every key it is given is visible (without padding,
+       keys older than every query's window are left out first, a view). The decode step.
     4. **causal**: no padding, no key before the block (`K == T`), no window narrower than the block, no sinks:
        `is_causal=True`, no mask tensor.
     5. **per sequence**: padding, no key before the block, no window, no sinks, longer than `block_size`, and each
@@ -184,8 +184,10 @@ def attend(q:Tensor, # [B, H, T, d] queries of the new positions
         if mask is not None: allowed = (mask if mask.dtype == torch.bool else mask == 0)[:, 0]
         else:
             dev = q.device
-            allowed = visible(*(pos or (torch.arange(K - T, K, device=dev), torch.arange(K, device=dev))), W)
+            allowed = visible(*(pos or (token_positions(T, K - T, device=dev), token_positions(K, device=dev))), W)
         return _written_out(q, k, v, allowed, scale, softcap, sinks, dropout_p)
+    if pos is None and mask is None and W is not None and K > T + W - 1:        # keys no query's window reaches
+        k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]; K = T + W - 1
     if pos is None and T == 1 and mask is None and sinks is None:            # 3. no mask (first: the decode step)
         return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)

@@ -83,8 +83,6 @@ def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor
     mask = _check_mask(mask, q.shape[0], q.shape[2], k.shape[2])
     if isinstance(mask, Tensor): return attend(q, k, v, mask=mask, **kw)[0]
     if mask is not None: return attend(q, k, v, (mask.q_pos, mask.k_pos), window=window, **kw)[0]
-    if window is not None and k.shape[2] > q.shape[2] + window - 1:                 # keys no new query can see
-        k, v = k[:, :, -(q.shape[2] + window - 1):], v[:, :, -(q.shape[2] + window - 1):]
     return attend(q, k, v, window=window, **kw)[0]
 
 def _rotate(rotary, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
