@@ -169,7 +169,7 @@ class KVCache:
         need = (pos >= (n_real - window + 1)[:, None]).any(0)            # [n] a later query of some sequence sees it
         if need.is_meta: raise ValueError("padding with a window needs the positions' values to evict old slots, "
                                           "and tensors on the meta device hold none: run on a real device")
-        return n - int(need.int().argmax()) if bool(need.any()) else 0   # one host sync
+        return n - int(torch.cat((need, need.new_ones(1))).int().argmax())  # one host sync; 0 when none is needed
 
     def _to_front(self):
         "Move the held slots to the front of the buffers, in steps no longer than the shift (no overlap, no new buffer)."
@@ -266,6 +266,7 @@ class KVCache:
             gone = self._pos[:, self._start + self._len - drop:self._start + self._len]
             self._n_real = self._n_real - (gone >= 0).sum(1)
         self._len -= drop; self.n_seen = n
+        if n == 0: self._n_real = self._pos = None; self._graph = False    # empty: as after reset(), any batch
 
     def guard(self,
               out:Tensor, # the output of the kernel call that read the keys/values of the last `update`
