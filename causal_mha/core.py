@@ -83,10 +83,10 @@ class Attention(nn.Module):
         if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
             raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
         kw, self.qk_norm, self._cache_id = dict(device=device, dtype=dtype), qk_norm, uuid.uuid4().int >> 65
+        norm_eps = check_positive('norm_eps', norm_eps)
         self.qkv = nn.Linear(d_model, (n_heads + 2 * Hkv) * d, bias=qkv_bias, **kw)     # rows: q | k | v
         if qk_norm is not None:                      # over a head's width, or over the whole query / key projection
             wq, wk = (d, d) if qk_norm == 'head' else (n_heads * d, Hkv * d)
-            norm_eps = check_positive('norm_eps', norm_eps)
             self.q_norm, self.k_norm = RMSNorm(wq, norm_eps, **kw), RMSNorm(wk, norm_eps, **kw)
         if rope_scaling is not None and rope_theta is None:
             raise ValueError(f"rope_scaling={rope_scaling!r} needs rope_theta, the rotary base; got rope_theta=None")

@@ -85,7 +85,7 @@ class MultiHeadAttentionWrapper(nn.Module):
 
     def forward(self,
                 x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, d_out]
+               ) -> Tensor: # [B, T, num_heads * d_out]
         # H x [B, T, d_out] -> [B, T, H*d_out]
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
@@ -228,5 +228,5 @@ class MultiHeadAttentionWrapperWithProj(MultiHeadAttentionWrapper):
 
     def forward(self,
                 x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, d_out]
+               ) -> Tensor: # [B, T, num_heads * d_out]
         return self.out_proj(super().forward(x))  # [B, T, H*d_out] -> [B, T, H*d_out]

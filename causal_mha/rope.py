@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import torch
 from torch import nn, Tensor
-from .ground import check_int, check_positive, document
+from .ground import check_bool, check_int, check_positive, document
 
 # %% auto #0
 __all__ = ['rotate', 'rope_frequencies', 'Rotary', 'RMSNorm']
@@ -211,8 +211,7 @@ class RMSNorm(nn.Module):
                 ):
         super().__init__()
         width, self.eps = check_int('width', width, 1), check_positive('eps', eps)
-        for name, flag in (('unit_offset', unit_offset), ('float32', float32)):
-            if not isinstance(flag, bool): raise TypeError(f"{name} must be True or False, got {flag!r}")
+        check_bool('unit_offset', unit_offset); check_bool('float32', float32)
         self.unit_offset, self.float32 = unit_offset, float32
         self.weight = nn.Parameter((torch.zeros if unit_offset else torch.ones)(width, device=device, dtype=dtype))
 
