@@ -274,7 +274,7 @@ def to_gpt2(attn:Attention, # no grouped kv heads, window or rotary positions
 
 # %% ../nbs/15_dropin.ipynb #9767c2fc
 _LLAMA = ("q_proj.weight [H*d, D], k_proj.weight [Hkv*d, D], v_proj.weight [Hkv*d, D], o_proj.weight [D, H*d], with "
-          "H*d = D; optionally q/k/v_proj.bias (all three) and o_proj.bias")
+          "H*d not necessarily D; optionally q/k/v_proj.bias (all three) and o_proj.bias")
 
 def _llama_params(state_dict:Mapping, n_heads:int, n_kv_heads:int|None=None) -> tuple: # (params by `Attention`'s names, its keyword arguments)
     "A Llama-style attention's weights checked and mapped to `Attention`'s names: q, k, v fused, the rest renamed."
@@ -292,7 +292,7 @@ def _llama_params(state_dict:Mapping, n_heads:int, n_kv_heads:int|None=None) -> 
     Hkv = wk.shape[0] // d if wk.ndim == 2 else 0
     if wk.ndim != 2 or wk.shape[1] != D or wk.shape[0] % d or Hkv == 0 or n_heads % Hkv:
         raise ValueError(f"{fmt} state_dict: k_proj.weight has shape {list(wk.shape)}, expected [n_kv_heads * {d}, {D}] "
-                         f"with n_kv_heads dividing n_heads={n_heads} (head_dim {d} = D {D} // n_heads)")
+                         f"with n_kv_heads dividing n_heads={n_heads} (head_dim {d} = q_proj.weight's {Hd} rows // n_heads)")
     if n_kv_heads is not None and check_int('n_kv_heads', n_kv_heads, 1) != Hkv:
         raise ValueError(f"n_kv_heads={n_kv_heads} but the {fmt} state_dict's k_proj.weight {list(wk.shape)} holds "
                          f"{Hkv} heads of width {d}")

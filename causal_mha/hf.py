@@ -85,8 +85,8 @@ def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor
     if mask is not None: return attend(q, k, v, (mask.q_pos, mask.k_pos), window=window, **kw)[0]
     return attend(q, k, v, window=window, **kw)[0]
 
-def _rotate(rotary, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
-    "q and k turned by the model's own tables (`position_embeddings`, every rotary type as the model makes it), else by `rotary` at `position_ids`."
+def _rotate(layer, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
+    "q and k turned by the model's own tables (`position_embeddings`, every rotary type as the model makes it), else by `layer.rotate_qk` at `position_ids`."
     if tables is not None:
         cos, sin = tables                                         # [B, T, d], or [B, T, d/2] one per pair (gpt-oss)
         if cos.shape[-1] * 2 == q.shape[-1]: cos, sin = torch.cat((cos, cos), -1), torch.cat((sin, sin), -1)
@@ -95,7 +95,7 @@ def _rotate(rotary, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
                              f"per head: the model's rotary embedding does not fit the converted layer")
         cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)                            # [B, 1, T, d]: over the heads
     elif position_ids is None: raise ValueError("position_ids and position_embeddings are None: a rotary layer needs the model's positions")
-    else: cos, sin = rotary(position_ids, q.dtype)
+    else: return layer.rotate_qk(q, k, position_ids)
     return rotate(q, cos, sin), rotate(k, cos, sin)
 
 def _check_call(config, attention_mask, cache, encoder_hidden_states, output_attentions):
@@ -185,10 +185,10 @@ class HFAttention(nn.Module):
                 hidden_states:Tensor, # [B, T, D] the layer's input
                 attention_mask=None, # the mask the model built for this layer (None, bool or additive, or positions)
                 position_ids=None, # [B, T] the tokens' positions (the rotary tables' index without position_embeddings)
-                cache=None, # the model's Cache (older transformers name it `cache`)
+                cache=None, # the model's Cache (transformers 5's name)
                 *,
                 position_embeddings=None, # (cos, sin) the model's rotary tables for these tokens
-                past_key_values=None, # the model's Cache
+                past_key_values=None, # the model's Cache (older transformers' name)
                 encoder_hidden_states=None, # refused: the adapters are causal self-attention
                 output_attentions=None, # refused when True: the fused kernel computes no weights
                 **kwargs, # what the model passes on to its cache (cache_position, ...)
@@ -197,7 +197,7 @@ class HFAttention(nn.Module):
                             encoder_hidden_states, output_attentions)
         a = self.attn
         q, k, v = a.project(hidden_states)                                    # the core's projection and QK-norm
-        if a.rotary is not None: q, k = _rotate(a.rotary, q, k, position_embeddings, position_ids)
+        if a.rotary is not None: q, k = _rotate(a, q, k, position_embeddings, position_ids)
         if cache is not None: k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)  # [B, Hkv, K, d]: cached + new
         ctx = _attend(q, k, v, attention_mask, a.window, scale=a.query_scale, softcap=a.softcap, sinks=a.sinks,
                       dropout_p=a.dropout if self.training else 0.0)          # [B, H, T, d]
@@ -251,10 +251,10 @@ class HFLatentAttention(nn.Module):
                 hidden_states:Tensor, # [B, T, D] the layer's input
                 attention_mask=None, # the mask the model built for this layer (None, bool or additive, or positions)
                 position_ids=None, # [B, T] the tokens' positions (the rotary tables' index without position_embeddings)
-                cache=None, # the model's Cache (older transformers name it `cache`)
+                cache=None, # the model's Cache (transformers 5's name)
                 *,
                 position_embeddings=None, # (cos, sin) the model's rotary tables for these tokens
-                past_key_values=None, # the model's Cache
+                past_key_values=None, # the model's Cache (older transformers' name)
                 encoder_hidden_states=None, # refused: the adapters are causal self-attention
                 output_attentions=None, # refused when True: the fused kernel computes no weights
                 **kwargs, # what the model passes on to its cache (cache_position, ...)
@@ -264,7 +264,7 @@ class HFLatentAttention(nn.Module):
         m, (B, T, _) = self.mla, hidden_states.shape
         q_nope, q_rope, latent, k_rope = m.project(hidden_states, None)    # [B, H, T, dn | dr], [B, 1, T, r | dr]
         if self.interleaved: q_rope, k_rope = _halves(q_rope), _halves(k_rope)
-        q_rope, k_rope = _rotate(m.rotary, q_rope, k_rope, position_embeddings, position_ids)
+        q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
         if cache is not None: latent, k_rope = cache.update(latent, k_rope, self.layer_idx, kwargs=kwargs)  # [B, 1, S, .]
         mask = _check_mask(attention_mask, B, T, latent.shape[2])
         pos = (mask.q_pos, mask.k_pos) if isinstance(mask, _Slots) else None
@@ -402,7 +402,7 @@ def swap_attention(model:nn.Module, # a transformers GPT-2, Llama, Mistral, Qwen
             DeepSeek-V3's `attention_dropout`, ...); parts of one fused projection that differ in `requires_grad`.
     """
     cfg = _target(model)
-    if cfg._attn_implementation not in ('sdpa', 'eager', ATTN_IMPLEMENTATION):
+    if cfg._attn_implementation not in _KERNELS:
         raise ValueError(f"attn_implementation={cfg._attn_implementation!r}: swap_attention serves 'sdpa' and 'eager' "
                          f"models (model.set_attn_implementation('sdpa') first)")
     old = [(name, m) for name, m in model.named_modules() if type(m).__name__ == _FAMILIES[cfg.model_type]]
@@ -411,8 +411,8 @@ def swap_attention(model:nn.Module, # a transformers GPT-2, Llama, Mistral, Qwen
         raise ValueError(f"{type(model).__name__} holds no {_FAMILIES[cfg.model_type]} to replace")
     new = [(name, _carry_state(_convert(m, cfg), m, f"{name} ({type(m).__name__})")) for name, m in old]  # all, then any
     for (name, m), (_, n) in zip(old, new): n.replaces = (type(m), cfg._attn_implementation)
+    _register()                                                  # before any layer changes: all, then any
     for name, m in new: model.set_submodule(name, m)
-    _register()
     cfg._attn_implementation = ATTN_IMPLEMENTATION
     return model
 

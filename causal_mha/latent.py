@@ -191,7 +191,8 @@ class LatentAttention(nn.Module):
                         mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, S] (Hugging Face's)
                        ) -> Tensor: # [B, T, d_model]
         """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value:
-        multi-query attention, which `attend` computes with the cache read once per call, not once per head."""
+        multi-query attention, which `attend` computes for one new token with the cache read once, not once per head
+        (a block of queries goes to the kernel with `enable_gqa`)."""
         W_uk, W_uv = self.absorbed_weights()
         q = torch.cat([torch.einsum('bhtn,hnr->bhtr', q_nope, W_uk), q_rope], -1)       # [B, H, T, r + dr]
         o, _ = attend(q, key, key[..., :self.kv_lora_rank], pos, mask=mask, scale=self.scale)  # [B, H, T, r]
