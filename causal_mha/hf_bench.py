@@ -4,7 +4,7 @@
 
 # %% ../nbs/16a_hf_bench.ipynb #a330aded
 from __future__ import annotations
-import copy, os, statistics, time
+import copy, statistics
 import torch
 from .ground import check_int, document
 from .hf import swap_attention
@@ -34,9 +34,6 @@ def _model(family:str, # one of `_TIMED`
     torch.manual_seed(seed)
     return cls(cfg).to(dtype).eval()
 
-def _timed(fn) -> float:
-    t = time.perf_counter(); fn(); return time.perf_counter() - t
-
 def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gemma 3' to time
              prefill:int=2048, # prompt length of the prefill timing
              prompt:int=1024, # prompt length before generating
@@ -46,7 +43,8 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
              repeats:int=9, # timed turns, each running the original then the swapped model; the medians count
              long_repeats:int=3, # timed turns of the windowed prefill (each takes seconds)
              dtype:torch.dtype=torch.float32, seed:int=0,
-             **sizes, # d_model, n_layers, n_heads, n_kv_heads, vocab_size: the models' sizes (default 512, 4, 8, 2, 1024)
+             d_model:int=512, n_layers:int=4, n_heads:int=8, n_kv_heads:int=2, # the models' sizes
+             vocab_size:int=1024, # small, so the output layer does not hide attention's share
             ) -> dict: # {part: {family: {'original_s', 'swapped_s', 'ratio', ...}}, 'settings': {...}, 'load': (before, after)}
     """Time swapped models against their originals, side by side: a forward pass over a `prefill`-token prompt (the
     logits of its last position, as `generate` takes them), `generate` of `new_tokens` after a `prompt`-token one,
@@ -55,8 +53,8 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
     are the medians of their times, `ratio` the median of the turns' swapped / original (below 1: the swapped model is
     faster) and `ratio_iqr` its interquartile range, the spread the machine's noise leaves on one turn. The first runs' results are compared:
     the largest difference of the last position's logits (`logits_diff`, float32 rounding: the two sum in other
-    orders) and whether the generated tokens are the same (`same_tokens`). `load` is the machine's 1-minute load average before and after (from
-    `os.getloadavg`), to judge whether other work disturbed the timing.
+    orders) and whether the generated tokens are the same (`same_tokens`). `load` is the machine's 1-minute load average before and after (None where
+    the system reports none), to judge whether other work disturbed the timing.
 
     Returns:
         `{'prefill': {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr', 'logits_diff'}}, 'generate': {... 'same_tokens'}, 'windowed':
@@ -70,14 +68,17 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
     if long is not None: check_int('long', long, 1)
     bad = [f for f in families if f not in _TIMED]
     if bad: raise ValueError(f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}")
-    load0, out = os.getloadavg()[0], {'prefill': {}, 'generate': {}, 'windowed': {}}
+    from causal_mha.bench.timing import time_once    # here: the benchmark package imports this module
+    from causal_mha.bench.load import load_average
+    sizes = dict(d_model=d_model, n_layers=n_layers, n_heads=n_heads, n_kv_heads=n_kv_heads, vocab_size=vocab_size)
+    load0, out = load_average(), {'prefill': {}, 'generate': {}, 'windowed': {}}
     g = torch.Generator().manual_seed(seed)
     def ids(T): return torch.randint(1, 1000, (1, T), generator=g)
     def side_by_side(original, swapped, run, agree, turns=repeats) -> dict:
         same = agree(run(original), run(swapped))                          # warm (allocations, first calls), and compared
         t = {'original': [], 'swapped': []}
         for _ in range(turns):
-            for side, m in (('original', original), ('swapped', swapped)): t[side].append(_timed(lambda: run(m)))
+            for side, m in (('original', original), ('swapped', swapped)): t[side].append(time_once(lambda: run(m)) / 1e3)
         paired = [s / o for o, s in zip(t['original'], t['swapped'])]           # each turn's swapped / original
         q1, _, q3 = statistics.quantiles(paired, n=4) if turns > 1 else paired * 3
         return {'original_s': statistics.median(t['original']), 'swapped_s': statistics.median(t['swapped']),
@@ -100,7 +101,7 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
     out['settings'] = dict(families=tuple(families), prefill=prefill, prompt=prompt, new_tokens=new_tokens, long=long,
                            window=window, repeats=repeats, long_repeats=long_repeats, dtype=str(dtype),
                            threads=torch.get_num_threads(), **sizes)
-    out['load'] = (load0, os.getloadavg()[0])
+    out['load'] = (load0, load_average())
     return out
 
 document(hf_speed)

@@ -13,7 +13,7 @@ from .load import (usable_cores, load_average, machine_info, cpu_sample, CpuMoni
 from .forward import bench_speed, bench_memory
 from .decoding import bench_decode, bench_variants, bench_no_grad
 from .long import bench_long
-from ..hf_bench import bench_hf
+from ..hf_bench import bench_hf, hf_speed
 from .targets import Target, TARGETS, judge
 from .report import SCHEMA, save_results, load_results, format_report
 from .plots import plot_results, require_matplotlib
@@ -46,6 +46,7 @@ def run_benchmarks(quick:bool=False, # the `QUICK` settings (under a minute on 2
     check_choice('settings', list(settings), PARTS)
     kws = {p: {**(QUICK if quick else FULL)[p], **(settings.get(p) or {})} for p in parts}
     for p in parts: inspect.signature(_BENCH[p]).bind(**kws[p])  # a misspelt setting fails here, before any timing
+    if 'hf' in parts: inspect.signature(hf_speed).bind(**kws['hf'])  # the hf part hands its settings to hf_speed
     if command is None:
         args = [f"quick={quick}", f"device={device!r}", f"dtype={dtype_name(dtype)!r}", f"parts={parts!r}",
                 f"threads={threads}"]
