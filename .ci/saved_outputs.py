@@ -5,7 +5,7 @@ The site shows the outputs saved in a notebook, which nothing re-executes; a cel
 save shows stale numbers. Each page is run here as nbdev_test runs it (a fresh kernel, in nbs/, the cells flagged with
 settings.ini's tst_flags skipped), and every cell that ran is compared with what it saved, output by output:
   - the words, names, punctuation and integers (counts, shapes, sizes) must be the same, in the same order;
-  - a decimal number must agree to about its printed precision: within 2 units of its last printed digit or 1% (a
+  - a decimal number must agree to about its printed precision: within 2 units of its last printed digit plus 1% (a
     last digit that differs across CPUs passes); numbers below 1e-6 in magnitude count as zero (rounding-level
     differences such as 2.2e-16 vs 4.4e-16);
   - a line that reports a time (`12 ms`, `0.4 s`, `1.9x`) is a timing line: its numbers are not compared (its words

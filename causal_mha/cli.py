@@ -241,7 +241,7 @@ def _threads_arg(s:str) -> int:
 def _bench_parser():
     p = argparse.ArgumentParser(prog='causal-mha-bench', description="Time upstream's MHA implementations against ours, "
                                 "side by side; print a markdown report.")
-    p.add_argument('--quick', action='store_true', help='small settings: under a minute on 2 CPU cores')
+    p.add_argument('--quick', action='store_true', help='small settings: about a minute and a half on 2 CPU cores')
     p.add_argument('--device', default='cpu', choices=('cpu', 'cuda'), help='where to run (default: %(default)s)')
     p.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'), help='dtype of weights and inputs (default: %(default)s)')
     p.add_argument('--compile', action='store_true', help='also time torch.compile copies (speed part)')
@@ -260,7 +260,7 @@ def causal_mha_bench(argv:list=None, # command-line arguments; default: sys.argv
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     p = _bench_parser(); a = p.parse_args(argv)
     try: device, dtype, parts, threads = check_options(a.device, a.dtype, a.parts, a.threads)
-    except ValueError as e: p.error(f"argument --device: {e}")
+    except ValueError as e: p.error(str(e))                       # the message names the option: device, parts, threads
     if a.json and (problem := _file_problem(a.json)): p.error(f"argument --json: cannot write {a.json!r}: {problem}")
     if a.plots:
         try: require_matplotlib()

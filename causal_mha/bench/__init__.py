@@ -31,7 +31,7 @@ _BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode, varia
 # %% ../../nbs/11_bench.ipynb #fe662a7b
 def _now(): return datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
 
-def run_benchmarks(quick:bool=False, # the `QUICK` settings (under a minute on 2 CPU cores); else `FULL`, upstream's setup
+def run_benchmarks(quick:bool=False, # the `QUICK` settings (about a minute and a half on 2 CPU cores); else `FULL`, upstream's setup
                    device='cpu', # 'cpu', 'cuda' or 'cuda:N'
                    dtype='fp32', # a floating torch dtype, or 'fp32' / 'bf16' / 'fp16' / 'fp64'
                    compile:bool=False, # also time torch.compile'd copies (speed part)

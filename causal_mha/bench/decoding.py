@@ -180,9 +180,7 @@ def bench_no_grad(steps:int=1024, # tokens decoded one at a time from an empty c
     dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
     check_int('steps', steps, 1); check_int('runs', runs, 1)
     n = 2 * steps + 8  # room for the timer's warm-up steps and one more
-    torch.manual_seed(seed)
-    m = Attention(D, H, n).to(device=device, dtype=dtype).eval()
-    x = torch.randn(1, n, D, generator=torch.Generator().manual_seed(seed + 4)).to(device=device, dtype=dtype)
+    m, x = decoder(D, H, n, device, dtype, seed, salt=4)
     times, info = {'no_grad': [], 'grad': []}, {}
     for r in range(runs):
         for mode in ('no_grad', 'grad'):

@@ -73,7 +73,7 @@ def check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
             raise ValueError(f"device {device!r} asked for, but this machine has "
                              f"{torch.cuda.device_count()} CUDA device(s)")
         if cpu_only := [p for p in ('long', 'hf') if p in parts]:
-            raise ValueError(f"the {' and '.join(cpu_only)} part{'s' if len(cpu_only) > 1 else ''} measure CPU "
+            raise ValueError(f"the {' and '.join(cpu_only)} part{'s' if len(cpu_only) > 1 else ''} measure{'' if len(cpu_only) > 1 else 's'} CPU "
                              f"processes and cannot run on device {device!r}: leave them out of parts (e.g. "
                              f"{','.join(p for p in PARTS if p not in ('long', 'hf'))})")
     threads = usable_cores() if threads is None else check_int('threads', threads, 1)

@@ -8,7 +8,7 @@ import json, subprocess, sys
 import numpy as np
 import torch
 from torch.utils.benchmark import Timer, timer as clock
-from ..ground import check_int
+from ..ground import check_int, check_positive
 
 # %% auto #0
 __all__ = ['MIN_RUNS', 'summary', 'time_once', 'time_calls', 'time_group', 'in_fresh_process']
@@ -36,8 +36,7 @@ def time_calls(fns:dict, # name -> zero-argument callable
               ) -> dict: # name -> `summary` in ms
     "Time each callable round-robin after `warmup` untimed calls: `runs` rounds, fewer when `budget_s` runs out."
     check_int('warmup', warmup, 0); check_int('runs', runs, 1)
-    if budget_s is not None and (isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)) or budget_s <= 0):
-        raise ValueError(f"budget_s must be a positive number of seconds or None, got {budget_s!r}")
+    budget_s = check_positive('budget_s', budget_s, none_ok=True)
     for _ in range(warmup):
         for f in fns.values(): f()
     ms, start = {n: [] for n in fns}, clock()
