@@ -15,15 +15,12 @@ A cell that prints nothing in the notebook but prints when run, or the reverse, 
 mismatch, naming the notebook, the cell, and the first difference. To refresh a page's outputs, run it top to bottom
 in Jupyter and save it, then nbdev_clean.
 """
-import configparser, copy, os, re, sys, time
+import copy, os, re, sys, time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-cfg = configparser.ConfigParser(delimiters=['='])
-cfg.read(ROOT / 'settings.ini', encoding='utf-8')
-NBS = ROOT / cfg['DEFAULT'].get('nbs_path', 'nbs')
-SKIP_FLAGS = set(cfg['DEFAULT'].get('tst_flags', '').split())
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from site_check import ROOT, NBS, TEST_FLAGS as SKIP_FLAGS   # settings.ini read once, by the site check
 CHAPTER_RE = re.compile(r'^0[1-9][a-z]?_.*\.ipynb$')
 
 NUM = r'[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?'

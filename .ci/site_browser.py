@@ -27,10 +27,8 @@ import argparse, functools, http.server, json, math, re, sys, tempfile, threadin
 from pathlib import Path
 from urllib.parse import urljoin, urlparse, unquote
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from site_check import NBS, ROOT, sidebar_entries   # the sidebar is read one way for both checks
+from site_check import NBS, ROOT, page_name, sidebar_listed as sidebar_notebooks  # one reader for both checks
 
 DOCS = ROOT / '_docs'
 CHROMIUM = '/usr/bin/chromium'
@@ -47,18 +45,6 @@ CHAPTER_FIGURES = {                                     # section: (code lines t
     '4.8': (['class Attention('], ['2.78e-16', '1.33e-15']),
 }
 MIN_PLOT_SCALE = 0.70
-
-
-def page_name(nb):
-    "nbdev's page for a notebook: `07a_text.ipynb` -> `text.html`, `index.ipynb` -> `index.html`."
-    p = Path(nb)
-    return str(p.with_name(re.sub(r'^\d+[a-zA-Z0-9]*_', '', p.name.lower())).with_suffix('.html'))
-
-
-def sidebar_notebooks():
-    "The notebooks nbs/sidebar.yml lists, in its order."
-    y = yaml.safe_load((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
-    return [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
 
 
 def serve(folder):

@@ -106,12 +106,17 @@ def strip_code(md):
     return re.sub(r'`[^`\n]*`', '', md)
 
 
+def page_name(nb):
+    "nbdev's page for a notebook (relative to nbs/): `08_core.ipynb` -> `core.html`, `07a_text.ipynb` -> `text.html`."
+    p = Path(nb)
+    return str(p.with_name(re.sub(r'^\d+[a-zA-Z0-9]*_', '', p.name.lower())).with_suffix('.html'))
+
+
 def page_names(nbs):
-    "The pages nbdev makes: `08_core.ipynb` -> `core.html`, `07a_text.ipynb` -> `text.html` (nbdev's rule; relative to nbs/)."
+    "Each notebook's path relative to nbs/ and the page nbdev makes of it."
     names = set()
     for nb in nbs:
-        r = nb.relative_to(NBS)
-        names.add(str(r)); names.add(str(r.with_name(re.sub(r'^\d+[a-zA-Z0-9]*_', '', r.name.lower())).with_suffix('.html')))
+        r = nb.relative_to(NBS); names.add(str(r)); names.add(page_name(r))
     return names
 
 
@@ -145,11 +150,16 @@ def sidebar_entries(node):
             if k in ('contents', 'href', 'file') or isinstance(v, (list, dict)): yield from sidebar_entries(v)
 
 
+def sidebar_listed():
+    "The pages nbs/sidebar.yml lists (notebooks, .qmd and .md files), in its order."
+    y = yaml.safe_load((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
+    return [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+
+
 def check_sidebar(nbs):
     sb = NBS / 'sidebar.yml'
     if not sb.exists(): return [f'{rel(sb)} is missing']
-    y = yaml.safe_load(sb.read_text(encoding='utf-8'))
-    listed = [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+    listed = sidebar_listed()
     have = [str(nb.relative_to(NBS)) for nb in nbs]
     bad = [f'{rel(sb)} does not list {e}' for e in have if e not in listed]
     bad += [f'{rel(sb)} lists {e}, which does not exist' for e in listed if not (NBS / e).exists()]
@@ -292,8 +302,7 @@ def check_refusals(nbs):
 def check_order():
     sb = NBS / 'sidebar.yml'
     if not sb.exists(): return [f'{rel(sb)} is missing']
-    y = yaml.safe_load(sb.read_text(encoding='utf-8'))
-    listed = [e for e in sidebar_entries(y['website']['sidebar']['contents']) if e.endswith(('.ipynb', '.qmd', '.md'))]
+    listed = sidebar_listed()
     bad = []
     home = 'index.ipynb'
     if home not in listed: return [f'{rel(sb)} does not list {home}']
