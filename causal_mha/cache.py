@@ -59,7 +59,8 @@ class KVCache:
         self._kind = None         # (B, Hkv, d, d_v, dtype, device, owner) of what is held
         self._window = None       # the window of the last committed write (what `crop` may restore)
         self._graph = False       # a held key/value was written from a tensor that carried a graph
-        self._staged = None       # what an update left to `commit`
+        self._staged = None       # what an update left to `commit`: (bufs, start, len, graph, n, n_real, kind,
+                                  # window, evict)
         self._read = None         # the buffers the last in-place update handed out with autograd on (for `guard`)
         self.n_allocs = 0         # buffers allocated so far
         self.n_copied = 0         # held positions copied into a new place so far
@@ -107,22 +108,21 @@ class KVCache:
               ) -> tuple: # (k [B, Hkv, K, d], v [B, Hkv, K, d_v], k_pos [B, K] or None): what to attend over, oldest
                           # first, the n new positions last; k_pos is None when no call was padded
         "Append `n` positions and return the keys and values to attend over: the held ones, then the new ones."
-        ks, vs = getattr(k_new, 'shape', ()), getattr(v_new, 'shape', ())
-        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)) or len(ks) != 4 or len(vs) != 4 or ks[:3] != vs[:3]:
+        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor) and k_new.ndim == 4 == v_new.ndim
+                and k_new.shape[:3] == v_new.shape[:3]):
             raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, d_v], got "
                              f"{shape_of(k_new)} and {shape_of(v_new)}")
-        B, H, n, d = ks
-        dtype, device = k_new.dtype, k_new.device
+        (B, H, n, d), dtype, device = k_new.shape, k_new.dtype, k_new.device
         if v_new.dtype != dtype or v_new.device != device:
             raise ValueError(f"k_new and v_new must share dtype and device, got {dtype} on {device} "
                              f"and {v_new.dtype} on {v_new.device}")
-        if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(ks)}")
+        if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(k_new.shape)}")
         if max_length is not None and self.n_seen + n > max_length:
             raise ValueError(f"{n} new positions after {self.n_seen} cached exceed max_length={max_length}; raise "
                              f"the layer's context_length, or call cache.reset() to start a new sequence")
         if window is not None: window = check_int('window', window, 1)
-        kind = (B, H, d, vs[3], dtype, device, owner)
-        self._check(kind)
+        kind = (B, H, d, v_new.shape[3], dtype, device, owner)
+        if kind != self._kind: self._check(kind)
         self._staged = self._read = None        # an uncommitted write wrote only free slots: nothing to undo
         n_real = self._n_real
         if pos is not None or n_real is not None:        # positions per slot from the first padded call on
@@ -131,7 +131,7 @@ class KVCache:
             n_real = torch.maximum(n_real, pos.amax(1) + 1)
         if self._len == 0: k, v, k_pos = self._fresh(k_new, v_new, pos, n_real, window)
         else: k, v, k_pos = self._append(k_new, v_new, pos, window, max_length)
-        self._staged.update(n=n, n_real=n_real, kind=kind, window=window, evict=self._len > 0)
+        self._staged += (n, n_real, kind, window, self._len > 0)  # (bufs, start, len, graph) + what the call adds
         if commit: self.commit()
         return k, v, k_pos
 
@@ -186,7 +186,7 @@ class KVCache:
         keep = self._keep(pos, n_real, n, window)
         if self.differentiable:
             bufs = (k_new[:, :, n - keep:], v_new[:, :, n - keep:], None if pos is None else pos[:, n - keep:])
-            self._staged = dict(bufs=bufs, start=0, len=keep, graph=False)
+            self._staged = (bufs, 0, keep, False)
         else:
             cap = keep if window is None else max(keep, min(n, window))     # with a window: room for one more token
             if (self._k is None or self.capacity < cap or (not torch.compiler.is_compiling() and self._k.is_inference()
@@ -199,24 +199,23 @@ class KVCache:
                 self._k[:, :, :keep] = k_new[:, :, n - keep:].detach()
                 self._v[:, :, :keep] = v_new[:, :, n - keep:].detach()
                 if pos is not None: self._pos[:, :keep] = pos[:, n - keep:]
-            self._staged = dict(bufs=None, start=0, len=keep,
-                                graph=torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad))
+            self._staged = (None, 0, keep, torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad))
         return k_new, v_new, pos
 
     def _append(self, k_new, v_new, pos, window, max_length):
         "Positions held: write the new ones after them and return a view of all of them."
-        (B, H, n, d), L, s = k_new.shape, self._len, self._start
+        n, L, s = k_new.shape[2], self._len, self._start
         if pos is not None and self._n_real is None:                  # the held slots' positions, made explicit once
             base = self.n_seen - L
-            self._pos = torch.full((B, self.capacity), -1, dtype=torch.long, device=k_new.device)
+            self._pos = torch.full((k_new.shape[0], self.capacity), -1, dtype=torch.long, device=k_new.device)
             self._pos[:, s:s + L] = torch.arange(base, base + L, device=k_new.device)
         if self.differentiable:                                       # new tensors every call
             k, v = torch.cat((self.keys, k_new), 2), torch.cat((self.values, v_new), 2)
             p = None if pos is None else torch.cat((self._pos[:, s:s + L], pos), 1)
             self.n_allocs += 1; self.n_copied += L
-            self._staged = dict(bufs=(k, v, p), start=0, len=L + n, graph=False)
+            self._staged = ((k, v, p), 0, L + n, False)
             return k, v, None if p is None else p.clone()
-        need, C = L + n, self.capacity
+        need, C = L + n, self._k.shape[2]
         if not torch.compiler.is_compiling() and self._k.is_inference() and not torch.is_inference_mode_enabled():
             self._alloc(C, k_new, v_new)                              # filled under inference_mode: not writable now
         if self._start + need > C:                                    # no room after the held slots:
@@ -229,26 +228,25 @@ class KVCache:
         s = self._start
         graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
         kb, vb = (self._k.detach(), self._v.detach()) if graph else (self._k, self._v)  # with autograd: an alias whose
-        kb.narrow(2, s + L, n).copy_(k_new); vb.narrow(2, s + L, n).copy_(v_new)       # history is this write alone
+        kb[:, :, s + L:s + need], vb[:, :, s + L:s + need] = k_new, v_new                # history is this write alone
         if pos is not None: self._pos[:, s + L:s + need] = pos
-        k, v = kb.narrow(2, s, need), vb.narrow(2, s, need)   # views: the new slots carry k_new's gradient, the held are constants
+        k, v = kb[:, :, s:s + need], vb[:, :, s:s + need]  # views: the new slots carry k_new's gradient, the held
+                                                            # are constants
         if graph: self._read = (self._k, self._v, self._k._version, self._v._version, L if self._graph else 0)
-        self._staged = dict(bufs=None, start=s, len=need, graph=graph)
+        self._staged = (None, s, need, graph)
         return k, v, None if pos is None else self._pos[:, s:s + need].clone()
 
     def commit(self):
         "Make the staged write permanent, then drop the slots no later query can see (with a window)."
-        st, self._staged = self._staged, None
-        if st is None: return
-        if st['bufs'] is not None: self._k, self._v, self._pos = st['bufs']
-        self._start, self._len, self._graph = st['start'], st['len'], self._graph or st['graph']
-        self.n_seen += st['n']; self._n_real = st['n_real']; self._kind = st['kind']; self._window = st['window']
-        W, L = st['window'], self._len
-        if W is None or L == 0 or not st['evict']: return
+        if self._staged is None: return
+        (bufs, self._start, self._len, graph, n, self._n_real, self._kind, W, evict), self._staged = self._staged, None
+        if bufs is not None: self._k, self._v, self._pos = bufs
+        self._graph, self.n_seen, self._window, L = self._graph or graph, self.n_seen + n, W, self._len
+        if W is None or L == 0 or not evict: return
         if self._n_real is None: drop = max(0, L - (W - 1))
         else: drop = L - self._keep(self._pos[:, self._start:self._start + L], self._n_real, L, W)
         self._start, self._len = self._start + drop, L - drop
-        if st['bufs'] is None and self.capacity > max(self._len + 1, W) + max(4, -(-W // 7)):  # a chunk's room:
+        if bufs is None and self.capacity > max(self._len + 1, W) + max(4, -(-W // 7)):  # a chunk's room:
             self._alloc(max(self._len + 1, W), self._k, self._v)  # back to what a one-call prefill leaves
 
     def crop(self, n:int): # positions to keep: the first n seen
@@ -273,7 +271,8 @@ class KVCache:
              ) -> Tensor: # `out`, refusing backward once a later call has overwritten what that call read
         """Refuse `backward` through `out` once a later call has written into the buffer it attended over, or when the
         positions it read were written with autograd on (in place, the cache keeps no graph for them)."""
-        if self._read is None or out.grad_fn is None or torch.compiler.is_compiling(): return out
+        node = out.grad_fn                                    # the kernel's backward (None without autograd)
+        if self._read is None or node is None or torch.compiler.is_compiling(): return out
         k, v, kv, vv, held = self._read                       # the buffers (no graph) and their versions after the write
         def check(grad_outputs):
             if held:
@@ -286,7 +285,7 @@ class KVCache:
                                    "KVCache writes each call into the buffer earlier blocks attended over. Call "
                                    "backward before the next cached call, or create the cache as "
                                    "KVCache(differentiable=True) to keep every step's keys and values for backward")
-        out.grad_fn.register_prehook(check)  # runs when backward reaches the kernel, before its backward
+        node.register_prehook(check)  # runs when backward reaches the kernel, before its backward
         return out
 
     def reorder(self, index:Tensor): # [B'] int64 rows of the batch to keep, in their new order (beam search)

@@ -65,14 +65,16 @@ def _written_out(q, k, v, allowed, scale, softcap=None, sinks=None, dropout_p=0.
     return ctx.flatten(1, 2), w.flatten(1, 2)
 
 # %% ../nbs/08a_dispatch.ipynb #e46461e7
-def _kernel(q, k, v, attn_mask=None, is_causal=False, **kw):
+def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None):
     """`scaled_dot_product_attention`; with grouped kv heads and one query per head (decode), each group of query heads
     goes in as the queries of its one kv head: the keys are read once per kv head, not once per query head."""
     B, H, T, d = q.shape; Hkv = k.shape[1]
-    if Hkv == H: return F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal, **kw)
-    if T == 1: return F.scaled_dot_product_attention(q.reshape(B, Hkv, H // Hkv, d), k, v, attn_mask=attn_mask,
-                                                     **kw).view(B, H, 1, -1)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, is_causal=is_causal, enable_gqa=True, **kw)
+    if Hkv == H:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale)
+    if T == 1: return F.scaled_dot_product_attention(q.reshape(B, Hkv, H // Hkv, d), k, v, attn_mask,
+                                                     dropout_p=dropout_p, scale=scale).view(B, H, 1, -1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
+                                          enable_gqa=True)
 
 def _with_sink(q:Tensor, # [B, H, T, d] queries
               k:Tensor, # [B, Hkv, K, d] keys

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from ..ground import check_int
 from .options import as_dtype, dtype_name, check_choice, check_width
-from .timing import summary, time_once, time_group
+from .timing import summary, time_once, time_group, time_alternating
 from .contenders import (
     Attention, KVCache, BareLoop, decoder, VARIANTS, variant_support, resolve_variant, build_variant, expected_kv_bytes)
 
@@ -46,23 +46,21 @@ def decode_overhead(m:Attention, # the module (full heads, no window)
                     x, # [1, n, D] inputs, n > every context + 2 * steps + 8
                     contexts=(256, 1024), # cached positions to decode from
                     H:int=12, # heads of `m`
-                    steps:int=16, # decode steps per timed group
-                    rounds:int=30, # groups per context and contender, interleaved
+                    steps:int=16, # decode steps of each per round
+                    rounds:int=30, # rounds per context, each from the same context
                    ) -> list: # per context: ms per token of ours and of the bare loop (summaries), their ratios
-    "A decoded token of `Attention` + `KVCache` against the bare loop of the same operations, group by group."
+    "A decoded token of `Attention` + `KVCache` against the bare loop of the same operations, step by step."
     rows = []
     with torch.no_grad():
         for P in contexts:
-            prefilled = _reach(m, x, P, steps + 4)            # the timer runs a step or two before a group: room for them
+            prefilled = _reach(m, x, P, steps)                # its buffer grown by decoding, as a real decode's
             bare = BareLoop(m, x, P, H, x.shape[1])
             diff = (bare.step() - m(x[:, P:P+1], cache=copy.deepcopy(prefilled))).abs().max().item()
-            times = {'ours': [], 'bare': []}
-            for r in range(rounds):  # the two in turn, each first in every other round: drifts hit both alike
-                for who in (('bare', 'ours') if r % 2 == 0 else ('ours', 'bare')):
-                    if who == 'bare': bare.reset(); step = bare.step
-                    else: prefilled.crop(P); step = _steps(m, x, prefilled, P)  # back to P, no copy
-                    times[who].append(time_group(step, steps))
-            o, b = summary(times['ours']), summary(times['bare'])
+            def rewound():                                    # both back to P: no copy of the cache
+                bare.reset(); prefilled.crop(P)
+                return {'ours': _steps(m, x, prefilled, P), 'bare': bare.step}
+            t = time_alternating(rewound, steps, rounds)
+            o, b = t['ours'], t['bare']
             rows.append(dict(context=P, ours=o, bare=b, ratio=o['median'] / b['median'],
                              ratio_min=o['min'] / b['min'], max_abs_diff=diff))
     return rows
@@ -73,8 +71,8 @@ def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
                  steps:int=16, # cached single-token steps timed as one group per round
                  runs:int=6, # rounds per context: one cached group and one recomputation each
                  bare_contexts=(256, 1024), # contexts of the race against the bare loop
-                 bare_steps:int=16, # decode steps per group in that race
-                 bare_rounds:int=30, # interleaved groups per context and contender in that race
+                 bare_steps:int=16, # decode steps of each per round in that race
+                 bare_rounds:int=30, # rounds per context in that race
                  seed:int=123, log=None,
                 ) -> dict: # per-context per-token ms (cached, recomputed, their ratio), the fit, the bare-loop rows
     "Per-token cost of cached decoding (`KVCache`, timed in groups) against recomputing the prefix and the bare loop."
@@ -106,7 +104,7 @@ def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
         log(f"decode P={q['context']}: ours {q['ours']['median']:.3f} ms/token, bare loop {q['bare']['median']:.3f}")
     return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps, runs=runs, rows=rows,
                 cached_fit=dict(zip(('intercept_ms', 'slope_ms_per_pos', 'max_rel_residual'), fit)),
-                bare=dict(steps=bare_steps, rounds=bare_rounds, rows=bare))
+                bare=dict(steps=bare_steps, rounds=bare_rounds, timed='steps', rows=bare))  # single steps, alternating
 
 # %% ../../nbs/11g_bench_decoding.ipynb #cc4c722a
 def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to decode from
@@ -171,27 +169,32 @@ def variant_ratios(vr:dict) -> dict:
     return out
 
 # %% ../../nbs/11g_bench_decoding.ipynb #8ba26767
+def _in_mode(step, grad:bool):
+    "`step`, run with autograd on (`grad`) or off."
+    def run():
+        with torch.set_grad_enabled(grad): return step()
+    return run
+
 def bench_no_grad(steps:int=1024, # tokens decoded one at a time from an empty cache, per decode
                   D:int=384, H:int=6, device='cpu', dtype=torch.float32,
-                  runs:int=6, # rounds: one decode with and one without no_grad each
+                  runs:int=6, # rounds: two decodes side by side, one with and one without no_grad
                   seed:int=123, log=None,
                  ) -> dict: # per-token ms with and without no_grad, their ratio, allocations and output difference
     "Per-token decode time in eval mode with and without `torch.no_grad()`, and the cache's allocations in each."
     dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
     check_int('steps', steps, 1); check_int('runs', runs, 1)
-    n = 2 * steps + 8  # room for the timer's warm-up steps and one more
-    m, x = decoder(D, H, n, device, dtype, seed, salt=4)
-    times, info = {'no_grad': [], 'grad': []}, {}
-    for r in range(runs):
-        for mode in ('no_grad', 'grad'):
-            cache = KVCache(); step = _steps(m, x, cache, 0)
-            with torch.set_grad_enabled(mode == 'grad'):
-                times[mode].append(time_group(step, steps)); out = step().detach()  # the next position's output
-            info[mode] = dict(n_allocs=cache.n_allocs, n_copied=cache.n_copied, nbytes=int(cache.nbytes),
-                              positions=len(cache), out=out)
-    diff = float((info['grad'].pop('out') - info['no_grad'].pop('out')).abs().max())
-    s = {k: summary(v) for k, v in times.items()}
+    m, x = decoder(D, H, steps + 1, device, dtype, seed, salt=4)   # the decoded positions and the next one
+    caches = {}
+    def fresh():                                                   # two empty caches, one per mode
+        caches.update(no_grad=KVCache(), grad=KVCache())
+        return {mode: _in_mode(_steps(m, x, c, 0), mode == 'grad') for mode, c in caches.items()}
+    s = time_alternating(fresh, steps, runs)
+    info, out = {}, {}
+    for mode, cache in caches.items():
+        out[mode] = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == 'grad')().detach()  # the next position
+        info[mode] = dict(n_allocs=cache.n_allocs, n_copied=cache.n_copied, nbytes=int(cache.nbytes), positions=len(cache))
+    diff = float((out['grad'] - out['no_grad']).abs().max())
     log(f"no_grad: {s['no_grad']['median']:.3f} ms/token, without: {s['grad']['median']:.3f} ms/token")
-    return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps, runs=runs, per_token=s,
-                ratio=s['grad']['median'] / s['no_grad']['median'], ratio_min=s['grad']['min'] / s['no_grad']['min'],
+    return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps, runs=runs, timed='steps',
+                per_token=s, ratio=s['grad']['median'] / s['no_grad']['median'], ratio_min=s['grad']['min'] / s['no_grad']['min'],
                 cache=info, max_abs_diff=diff)

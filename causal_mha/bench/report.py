@@ -123,8 +123,9 @@ def _decode_md(dc, ok):
                     f"per cached position (largest residual {f['max_rel_residual']:.0%})."]
     bare = dc.get('bare')
     if bare and bare['rows']:
-        L += ["", f"Decoded token against the bare loop of its operations (ms per token, median and minimum of "
-              f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved):", ""]
+        how = (f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed on its own, alternating between the two"
+               if bare.get('timed') == 'steps' else f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved")
+        L += ["", f"Decoded token against the bare loop of its operations (ms per token, median and minimum of {how}):", ""]
         L += _table(["context", "ours", "bare loop", "ours / bare (medians)", "(minima)", "max \\|Δ\\|"],
                     [[str(q['context']), f"{q['ours']['median']:.3f} min {q['ours']['min']:.3f}",
                       f"{q['bare']['median']:.3f} min {q['bare']['min']:.3f}", f"{q['ratio']:.2f}", f"{q['ratio_min']:.2f}",
@@ -158,7 +159,8 @@ def _variants_md(vr, ok):
 
 def _nograd_md(ng, ok):
     L = [f"**{ng['steps']} decode steps in eval mode, with and without `torch.no_grad()`** (D={ng['D']}, H={ng['H']}, "
-         f"{ng['dtype']}, from an empty cache, each decode timed as one block, {ng['runs']} rounds):", ""]
+         f"{ng['dtype']}, from an empty cache, " + ("the two decodes side by side, each step timed on its own"
+         if ng.get('timed') == 'steps' else "each decode timed as one block") + f", {ng['runs']} rounds):", ""]
     L += _table(["mode", "ms/token", "buffer allocations", "positions copied", "cache MiB"],
                 [[lab, f"{p['median']:.3f} [{p['q1']:.3f}–{p['q3']:.3f}] min {p['min']:.3f}", str(c['n_allocs']),
                   str(c['n_copied']), _mib(c['nbytes'])]
