@@ -238,8 +238,9 @@ class KVCache:
 
     def commit(self):
         "Make the staged write permanent, then drop the slots no later query can see (with a window)."
-        if self._staged is None: return
-        (bufs, self._start, self._len, graph, n, self._n_real, self._kind, W, evict), self._staged = self._staged, None
+        st, self._staged = self._staged, None
+        if st is None: return
+        bufs, self._start, self._len, graph, n, self._n_real, self._kind, W, evict = st
         if bufs is not None: self._k, self._v, self._pos = bufs
         self._graph, self.n_seen, self._window, L = self._graph or graph, self.n_seen + n, W, self._len
         if W is None or L == 0 or not evict: return

@@ -192,9 +192,11 @@ def bench_no_grad(steps:int=1024, # tokens decoded one at a time from an empty c
     info, out = {}, {}
     for mode, cache in caches.items():
         out[mode] = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == 'grad')().detach()  # the next position
-        info[mode] = dict(n_allocs=cache.n_allocs, n_copied=cache.n_copied, nbytes=int(cache.nbytes), positions=len(cache))
+        info[mode] = dict(n_allocs=cache.n_allocs, n_copied=cache.n_copied, nbytes=int(cache.nbytes),
+                          positions=len(cache))
     diff = float((out['grad'] - out['no_grad']).abs().max())
     log(f"no_grad: {s['no_grad']['median']:.3f} ms/token, without: {s['grad']['median']:.3f} ms/token")
     return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps, runs=runs, timed='steps',
-                per_token=s, ratio=s['grad']['median'] / s['no_grad']['median'], ratio_min=s['grad']['min'] / s['no_grad']['min'],
+                per_token=s, ratio=s['grad']['median'] / s['no_grad']['median'],
+                ratio_min=s['grad']['min'] / s['no_grad']['min'],
                 cache=info, max_abs_diff=diff)

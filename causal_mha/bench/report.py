@@ -123,9 +123,11 @@ def _decode_md(dc, ok):
                     f"per cached position (largest residual {f['max_rel_residual']:.0%})."]
     bare = dc.get('bare')
     if bare and bare['rows']:
-        how = (f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed on its own, alternating between the two"
-               if bare.get('timed') == 'steps' else f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved")
-        L += ["", f"Decoded token against the bare loop of its operations (ms per token, median and minimum of {how}):", ""]
+        how = (f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed on its own, alternating between the "
+               f"two" if bare.get('timed') == 'steps' else f"{bare['rounds']} groups of {bare['steps']} steps each, "
+               f"interleaved")
+        L += ["", "Decoded token against the bare loop of its operations (ms per token, median and minimum of "
+              f"{how}):", ""]
         L += _table(["context", "ours", "bare loop", "ours / bare (medians)", "(minima)", "max \\|Δ\\|"],
                     [[str(q['context']), f"{q['ours']['median']:.3f} min {q['ours']['min']:.3f}",
                       f"{q['bare']['median']:.3f} min {q['bare']['min']:.3f}", f"{q['ratio']:.2f}", f"{q['ratio_min']:.2f}",
