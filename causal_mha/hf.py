@@ -422,7 +422,6 @@ def _source(adapter:nn.Module, name:str) -> str:
     if isinstance(adapter, HFLatentAttention): return f"mla.{name}"
     return 'attn.' + next((ours for ours, parts in _FUSED[adapter.layout].items() if name in parts), name)
 
-
 def restore_attention(model:nn.Module, # a model `swap_attention` swapped
                      ) -> nn.Module: # the same model with the original attention classes, weights and state, and its attention implementation
     """Put back, in place, the attention layers `swap_attention` replaced: each built as the model builds it, given the

@@ -118,7 +118,7 @@ def rope_frequencies(head_dim:int, # d, the width of each rotated head (even)
     lo, hi = max(lo, 0), min(hi, d - 1)
     if lo == hi: hi += 0.001
     ramp = torch.clamp((torch.arange(d // 2, dtype=torch.float32) - lo) / (hi - lo), 0, 1)
-    pos_freqs = base ** (torch.arange(0, d, 2).float() / d)
+    pos_freqs = base ** shape
     keep = 1 - ramp                                             # 1: the pair keeps its frequency, 0: divided by factor
     return (1.0 / (factor * pos_freqs)) * (1 - keep) + (1.0 / pos_freqs) * keep, att
 
