@@ -8,7 +8,7 @@ import uuid
 import torch
 from torch import nn, Tensor
 from .ground import check_int, check_bool, check_dropout, check_finite, check_heads, check_positive, merge_heads, document
-from .dispatch import attend, check_attention_mask, token_positions
+from .dispatch import Positions, attend, check_attention_mask, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 
@@ -140,7 +140,7 @@ class Attention(nn.Module):
         if cache is not None:                                              # + the held positions, staged
             k, v, k_pos = cache.update(k, v, k_pos, window=self.window, max_length=self.context_length,
                                        commit=False, owner=self._cache_id)
-        ctx, w = attend(q, k, v, None if k_pos is None else (pos, k_pos),
+        ctx, w = attend(q, k, v, None if k_pos is None else Positions(pos, k_pos),
                         window=self.window, scale=self.query_scale, dropout_p=self.dropout if self.training else 0.0,
                         softcap=self.softcap, sinks=self.sinks, explicit=explicit or need_weights)
         if cache is not None: ctx = cache.guard(ctx)                       # backward after a later write: refused
@@ -156,12 +156,14 @@ class Attention(nn.Module):
                 valid:Tensor|None=None, # [B, T] bool, True = real token; a pad's query, key and value become 0
                ) -> tuple: # q [B, H, T, d], k and v [B, Hkv, T, d]
         "Queries, keys and values by heads from the fused projection, with the QK-norm if any."
-        H, Hkv, d = self.n_heads, self.n_kv_heads, self.head_dim
+        d, qkv = self.head_dim, self.qkv(x)                                # [B, T, (H + 2 Hkv) d]
+        n = qkv.shape[-1] // d                                             # heads in it (a rank's, when sharded)
+        H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads); Hkv = (n - H) // 2
         if self.qk_norm == 'proj':                                         # OLMo 2: over the whole projections
-            q, k, v = self.qkv(x).split((H * d, Hkv * d, Hkv * d), -1)
+            q, k, v = qkv.split((H * d, Hkv * d, Hkv * d), -1)
             q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2) for t in (self.q_norm(q), self.k_norm(k), v))
         else:
-            heads = self.qkv(x).view(*x.shape[:2], H + 2 * Hkv, d).transpose(1, 2)  # [B, H + 2 Hkv, T, d]: views
+            heads = qkv.view(*x.shape[:2], n, d).transpose(1, 2)           # [B, H + 2 Hkv, T, d]: views
             q, k, v = heads.split_with_sizes((H, Hkv, Hkv), 1)
             if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)    # Qwen3, Gemma 3: each head
         if valid is not None: q, k, v = (t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))

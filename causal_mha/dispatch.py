@@ -5,15 +5,17 @@
 # %% ../nbs/08a_dispatch.ipynb #6757dcfb
 from __future__ import annotations
 import math
-from functools import partial
+from dataclasses import dataclass
+from functools import cache, partial
 import torch
 from torch import Tensor
 import torch.nn.functional as F
+from .ground import check_dropout, check_int, check_positive, shape_of
 from .masks import masked_softmax
 from .weighted import attention
 
 # %% auto #0
-__all__ = ['token_positions', 'visible', 'attend']
+__all__ = ['token_positions', 'visible', 'Positions', 'attend']
 
 # %% ../nbs/08a_dispatch.ipynb #3c20b0fb
 def token_positions(T:int, # new positions in the call
@@ -29,185 +31,361 @@ def token_positions(T:int, # new positions in the call
     return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)
 
 # %% ../nbs/08a_dispatch.ipynb #c96a3a94
-def visible(q_pos:Tensor, # [T] or [B, T] positions of the queries among real tokens, -1 = pad
-            k_pos:Tensor, # [K] or [B, K] positions of the keys, -1 = pad or free slot
-            window:int|None=None, # a query sees keys at most window-1 positions back
-           ) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
-    "Which key each query may see: a real key not after it (and within the window); a pad query sees every key."
+def visible(
+    q_pos:Tensor, # [T] or [B, T] query positions, -1 = pad
+    k_pos:Tensor, # [K] or [B, K] key positions, -1 = pad or free slot
+    window:int|None=None, # keys at most window-1 positions back
+    q_doc:Tensor|None=None, # [B, T] each query's document (packed rows)
+    k_doc:Tensor|None=None, # [B, K] each key's document
+) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
+    """Which key each query may see: a real key of its own document, not after it and
+    (with a window) fewer than `window` positions back. A pad query (-1) is given every
+    key: a finite row whose output the layer then sets to 0."""
     qp, kp = q_pos[..., :, None], k_pos[..., None, :]
     allowed = (kp >= 0) & (kp <= qp)
-    if window is not None: allowed &= kp > qp - window
-    return allowed | (qp < 0)  # pad queries: a finite row whose output is then zeroed
+    if window is not None:
+        allowed &= kp > qp - window
+    if q_doc is not None:
+        allowed &= q_doc[..., :, None] == k_doc[..., None, :]
+    return allowed | (qp < 0)
+
+# %% ../nbs/08a_dispatch.ipynb #a8fde85d
+@dataclass(frozen=True)
+class Positions:
+    """Where the queries and keys of one `attend` call are: each one's position among
+    its sequence's real tokens (-1: a pad, or a slot the cache has not filled), and for
+    packed rows the document each slot belongs to.
+
+    A query sees the real keys of its own document at positions up to its own
+    (`visible`). The queries are the last `T` of the `K` key slots, so one `doc` row
+    serves both; documents are numbered in order along a row."""
+    q:Tensor # [B, T] positions of the queries
+    k:Tensor # [B, K] positions of the keys
+    doc:Tensor|None=None # [B, K] document of each key slot; None: one per row
+
+    def visible(self,
+                window:int|None=None, # keys at most window-1 positions back
+               ) -> Tensor: # [B, T, K] bool
+        "`visible` for these queries and keys."
+        T = self.q.shape[-1]
+        q_doc = None if self.doc is None else self.doc[..., -T:]
+        return visible(self.q, self.k, window, q_doc, self.doc)
 
 # %% ../nbs/08a_dispatch.ipynb #a54cd28c
 def _softcap(scores:Tensor, cap:float) -> Tensor:
-    "Gemma 2's logit soft-capping: `cap * tanh(scores / cap)`, every score bounded in (-cap, cap)."
+    "Gemma 2's soft-capping: `cap * tanh(scores / cap)`, every score in (-cap, cap)."
     return cap * torch.tanh(scores / cap)
 
-def _written_out(q, k, v, allowed, scale, softcap=None, sinks=None, dropout_p=0.0):
-    "The explicit route: section 4.1's `attention()`, or its formula with soft-capping and sinks; returns the weights."
+def _by_group(mask:Tensor, Hkv:int) -> Tensor:
+    "A mask [T, K], [B, T, K] or [B, 1 or H, T, K] as [.., Hkv or 1, G or 1, T, K]."
+    if mask.ndim < 4:
+        return mask if mask.ndim == 2 else mask[:, None, None]
+    return mask[:, :, None] if mask.shape[1] == 1 else mask.unflatten(1, (Hkv, -1))
+
+def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
+    """The explicit route: section 4.1's `attention()`, or its formula with
+    soft-capping and sinks; returns the weights too. `mask` is bool (True = may attend)
+    or float (added to the scores). A row that sees no key gets weights 0, as the
+    fused kernel gives it."""
     H, Hkv = q.shape[1], k.shape[1]
-    qg, kg, vg = q.unflatten(1, (Hkv, H // Hkv)), k[:, :, None], v[:, :, None]  # a group's heads share k, v
-    if allowed.ndim == 3: allowed = allowed[:, None, None]                     # [B, 1, 1, T, K]
-    qg = qg * scale                                                             # scale [.., T, d], not [.., T, K]
-    if softcap is None and sinks is None and not dropout_p:
-        ctx, w = attention(qg, kg, vg, allowed, scale=False, return_weights=True, validate=False)
+    qg = q.unflatten(1, (Hkv, H // Hkv)) * scale  # scale [.., T, d], not [.., T, K]
+    kg, vg = k[:, :, None], v[:, :, None]         # a group's heads share k, v
+    mask, bias = _by_group(mask, Hkv), None
+    if mask.dtype != torch.bool:                  # additive: onto the scores
+        mask, bias = mask > float('-inf'), mask
+    seen = mask.any(-1, keepdim=True)             # [.., T, 1] rows that see a key
+    mask = mask | ~seen                           # the others: finite, then set to 0
+    if bias is not None:
+        bias = bias.masked_fill(~seen, 0)
+    if softcap is None and sinks is None and not dropout_p and bias is None:
+        ctx, w = attention(qg, kg, vg, mask, scale=False, return_weights=True,
+                           validate=False)
     else:
-        s = qg @ kg.transpose(-2, -1)                                           # [B, Hkv, G, T, K]
-        if softcap is not None: s = _softcap(s, softcap)
-        if sinks is not None:                                                  # one more logit per row, no value
-            s = torch.cat((s, sinks.view(Hkv, H // Hkv, 1, 1).expand(*s.shape[:-1], 1).to(s.dtype)), -1)
-            allowed = F.pad(allowed.expand(*s.shape[:-1], allowed.shape[-1]), (0, 1), value=True)
-        w = masked_softmax(s, allowed, validate=False)
-        if sinks is not None: w = w[..., :-1]                                  # the sink's share: 1 - the row's sum
-        if dropout_p: w = F.dropout(w, dropout_p)                              # dropout on the weights (4.6)
+        s = qg @ kg.transpose(-2, -1)             # [B, Hkv, G, T, K]
+        if softcap is not None:
+            s = _softcap(s, softcap)
+        if bias is not None:
+            s = s + bias
+        if sinks is not None:                     # one more logit, no value
+            sink = sinks.view(Hkv, H // Hkv, 1, 1).to(s.dtype).expand(*s.shape[:-1], 1)
+            s = torch.cat((s, sink), -1)
+            mask = mask.expand(*s.shape[:-1], s.shape[-1] - 1)
+            mask = F.pad(mask, (0, 1), value=True)
+        w = masked_softmax(s, mask, validate=False)
+        if sinks is not None:
+            w = w[..., :-1]                       # the sink's share: 1 - the row's sum
+        if dropout_p:
+            w = F.dropout(w, dropout_p)           # dropout on the weights (4.6)
         ctx = w @ vg
+    ctx, w = ctx.masked_fill(~seen, 0), w.masked_fill(~seen, 0)
     return ctx.flatten(1, 2), w.flatten(1, 2)
 
 # %% ../nbs/08a_dispatch.ipynb #e46461e7
 def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None):
-    """`scaled_dot_product_attention`; with grouped kv heads and one query per head (decode), each group of query heads
-    goes in as the queries of its one kv head: the keys are read once per kv head, not once per query head."""
-    B, H, T, d = q.shape; Hkv = k.shape[1]
+    """`scaled_dot_product_attention`. With grouped kv heads and one query per head (a
+    decode step), each group of query heads goes in as the queries of its one kv head:
+    the keys are read once per kv head, not once per query head."""
+    B, H, T, d = q.shape
+    Hkv = k.shape[1]
     if Hkv == H:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale)
-    if T == 1: return F.scaled_dot_product_attention(q.reshape(B, Hkv, H // Hkv, d), k, v, attn_mask,
-                                                     dropout_p=dropout_p, scale=scale).view(B, H, 1, -1)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
+        return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p,
+                                              is_causal=is_causal, scale=scale)
+    if T == 1:
+        if attn_mask is not None and attn_mask.shape[1] == H:  # a mask per query head
+            attn_mask = attn_mask.view(attn_mask.shape[0], Hkv, H // Hkv, -1)
+        qg = q.reshape(B, Hkv, H // Hkv, d)
+        out = F.scaled_dot_product_attention(qg, k, v, attn_mask, dropout_p=dropout_p,
+                                             scale=scale)
+        return out.view(B, H, 1, -1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p,
+                                          is_causal=is_causal, scale=scale,
                                           enable_gqa=True)
 
-def _with_sink(q:Tensor, # [B, H, T, d] queries
-              k:Tensor, # [B, Hkv, K, d] keys
-              v:Tensor, # [B, Hkv, K, d_v] values
-              sinks:Tensor, # [H] each head's sink logit
-              kernel, # the kernel call to extend, e.g. `F.scaled_dot_product_attention` with fixed keywords
-              scale:float, # the scores' scale
-             ) -> tuple: # (q, k, v, call): call(q, k, v, attn_mask=None) adds the sink key to each call's keys
-    "Sinks on the fused kernel: one more key, a feature wider, whose score is the head's sink logit, with a zero value."
-    B, H, T, d = q.shape; Hkv = k.shape[1]
-    q = torch.cat((q, (sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)), -1)  # [B, H, T, d+1]
-    k = F.pad(k, (0, 1))                                                        # real keys score q.k
-    sink_k = F.pad(k.new_ones(B, Hkv, 1, 1), (d, 0))                           # [0, .., 0, 1] scores the logit
+def _with_sink(
+    q:Tensor, # [B, H, T, d] queries
+    k:Tensor, # [B, Hkv, K, d] keys
+    v:Tensor, # [B, Hkv, K, d_v] values
+    sinks:Tensor, # [H] each head's sink logit
+    kernel, # the kernel call to extend, as `_kernel` with fixed keywords
+    scale:float, # the scores' scale
+) -> tuple: # (q, k, v, call): call(q, k, v, attn_mask=None) adds the sink key
+    """Sinks on the fused kernel: one more key, one feature wider, whose score is the
+    head's sink logit, with a zero value."""
+    B, H, T, d = q.shape
+    Hkv = k.shape[1]
+    logit = (sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)
+    q, k = torch.cat((q, logit), -1), F.pad(k, (0, 1))  # real keys score q.k
+    sink_k = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))     # [0, .., 0, 1]: the logit
+
     def call(q, k, v, attn_mask=None):
-        m = None if attn_mask is None else F.pad(attn_mask, (0, 1), value=True if attn_mask.dtype == torch.bool else 0.0)
-        return kernel(q, torch.cat((k, sink_k), 2), F.pad(v, (0, 0, 0, 1)), attn_mask=m, scale=scale)
+        if attn_mask is not None:
+            keep = True if attn_mask.dtype == torch.bool else 0.0
+            attn_mask = F.pad(attn_mask, (0, 1), value=keep)
+        k = torch.cat((k, sink_k.expand(k.shape[0], -1, -1, -1)), 2)
+        return kernel(q, k, F.pad(v, (0, 0, 0, 1)), attn_mask=attn_mask, scale=scale)
+
     return q, k, v, call
 
 # %% ../nbs/08a_dispatch.ipynb #5ed6bbaa
-def _real_runs(q_pos):
-    "Per sequence, (first slot, count) of its real tokens when they form one run in every sequence, else None."
-    B, T = q_pos.shape
-    real, slot = q_pos >= 0, torch.arange(T, device=q_pos.device)
-    first, last, n = torch.where(real, slot, T).amin(1), torch.where(real, slot, -1).amax(1), real.sum(1)
-    host = torch.cat((first, n, (last - first + 1 == n).all().long()[None])).tolist()  # one host sync
-    return list(zip(host[:B], host[B:2 * B])) if host[-1] else None
+def _runs(pos:Positions) -> list|None:
+    """(row, first slot, end slot) of each stretch of one document's real tokens, when
+    every document is one stretch in order and no query outside them sees a key;
+    else None. One host synchronisation."""
+    kp, qp = pos.k, pos.q
+    B, K = kp.shape
+    real = kp >= 0
+    doc = torch.zeros_like(kp) if pos.doc is None else pos.doc
+    same = F.pad(real[:, 1:] & real[:, :-1] & (doc[:, 1:] == doc[:, :-1]), (1, 0))
+    start, end = real & ~same, real & ~F.pad(same[:, 1:], (0, 1))
+    slot = torch.arange(K, device=kp.device)
+    last = torch.where(real, slot, -1).cummax(1).values    # the last real slot so far
+    prev = F.pad(last[:, :-1], (1, 0), value=-1)           # ... before this one
+    prev_doc = doc.gather(1, prev.clamp(min=0))
+    new_doc = real & ((prev < 0) | (doc > prev_doc))
+    in_order = (~real | (prev < 0) | (doc >= prev_doc)).all()
+    stray = (qp >= 0) & ~real & (prev >= 0)                # a pad query after a key
+    ok = in_order & (start == new_doc).all() & ~stray.any()
+    se = torch.cat((start.nonzero(), end.nonzero()[:, 1:] + 1), 1)
+    host = torch.cat((ok[None].long(), se.flatten())).tolist()  # one host sync
+    return [tuple(host[i:i + 3]) for i in range(1, len(host), 3)] if host[0] else None
 
 def _window_starts(q_pos, k_pos, S, W):
-    "With padding and a window: per block of `S` queries, the first key slot any of its real queries can see."
-    (B, T), big = q_pos.shape, 2 ** 62                                         # big: later than any position
-    q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)), 1)  # pads: no bound
-    first = q.unflatten(1, (-1, S)).amin(-1)                                    # [B, n_blocks] first real query
-    slots = torch.searchsorted(k_pos.cummax(-1).values.contiguous(), first - W + 1)  # positions never decrease
-    if slots.is_meta: raise ValueError("padding with a window needs the positions' values to find each block's "
-                                       "keys, and tensors on the meta device hold none: run on a real device")
-    return slots.amin(0).tolist()                                              # one host sync
+    """With padding and a window: per block of `S` queries, the first key slot any of
+    its queries can see. One host synchronisation."""
+    (B, T), big = q_pos.shape, 2 ** 62                     # big: after any position
+    q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)),
+                  1)
+    first = q.unflatten(1, (-1, S)).amin(-1)               # [B, blocks] first query
+    keys = k_pos.cummax(-1).values.contiguous()            # positions never decrease
+    slots = torch.searchsorted(keys, first - W + 1)
+    if slots.is_meta:
+        raise ValueError("padding with a window needs the positions' values to find "
+                         "each block's keys, and tensors on the meta device hold none: "
+                         "run on a real device")
+    return slots.amin(0).tolist()
 
-@torch.compiler.disable
-def _blocked_eager(*args): return _blocked(*args)  # a block count that depends on a symbolic length: run eagerly
+@cache
+def _outside_graph(fn):
+    "`fn` run eagerly when called from a compiled graph (imports the compiler then)."
+    return torch.compiler.disable(fn)
 
 def _blocked(q, k, v, pos, W, kernel, block_size):
-    "Queries in blocks, each against only the key slots it can see, with a mask as small as the block."
-    B, H, T, _ = q.shape; K = k.shape[2]
-    if isinstance(T, torch.SymInt) and torch.compiler.is_compiling(): return _blocked_eager(q, k, v, pos, W, kernel, block_size)
-    q_pos, k_pos = (token_positions(T, K - T, device=q.device), token_positions(K, device=q.device)) if pos is None else pos
+    """Queries in blocks of `S`, each against only the key slots it can see, with a
+    mask as small as the block: `S x (S + W - 1)` with a window."""
+    B, H, T, _ = q.shape
+    K = k.shape[2]
+    if isinstance(T, torch.SymInt) and torch.compiler.is_compiling():
+        return _outside_graph(_blocked)(q, k, v, pos, W, kernel, block_size)
+    if pos is None:
+        pos = Positions(token_positions(T, K - T, device=q.device),
+                        token_positions(K, device=q.device))
     S = block_size if W is None else max(64, min(block_size, W // 4))
     starts = range(0, T, S)
-    if W is None: los = [0] * len(starts)
-    elif pos is None: los = [max(0, K - T + t0 - W + 1) for t0 in starts]
-    elif T == 1 or torch.compiler.is_compiling(): los = [0] * len(starts)   # (no host sync while compiling)
-    else: los = _window_starts(q_pos, k_pos, S, W)
-    ctx = q.new_empty(B, T, H, v.shape[-1]) if len(starts) > 1 else None      # [B, T, H, d]: merge_heads' layout
+    if W is None or pos.doc is not None or T == 1 or torch.compiler.is_compiling():
+        los = [0] * len(starts)                            # no host sync
+    elif pos.q.ndim == 1:
+        los = [max(0, K - T + t0 - W + 1) for t0 in starts]
+    else:
+        los = _window_starts(pos.q, pos.k, S, W)
+    doc = pos.doc
+    ctx = q.new_empty(B, T, H, v.shape[-1]) if len(starts) > 1 else None  # [B, T, H, d]
     for t0, lo in zip(starts, los):
-        lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)                  # its window's start .. its last query
-        m = visible(q_pos[..., t0:t0 + S], k_pos[..., lo:hi], W)              # [S, K_b] or [B, S, K_b]
-        out = kernel(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m[:, None] if m.ndim == 3 else m)
-        if ctx is None: return out
+        lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)  # its first .. last key
+        m = visible(pos.q[..., t0:t0 + S], pos.k[..., lo:hi], W,
+                    None if doc is None else doc[..., K - T + t0:hi],
+                    None if doc is None else doc[..., lo:hi])
+        m = m[:, None] if m.ndim == 3 else m               # [B, 1, S, K_b] or [S, K_b]
+        out = kernel(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m)
+        if ctx is None:
+            return out
         ctx[:, t0:t0 + S] = out.transpose(1, 2)
     return ctx.transpose(1, 2)
 
+def _unpadded(q, k, v, W, kernel, block_size, sinks):
+    "No padding: the last T of the K keys are the queries' own."
+    T, K = q.shape[2], k.shape[2]
+    if W is not None and K > T + W - 1:                    # keys no window reaches
+        k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]
+    if T == 1:
+        return kernel(q, k, v)                             # a decode step: every key
+    if k.shape[2] == T and (W is None or T <= W) and sinks is None:
+        return kernel(q, k, v, is_causal=True)
+    return _blocked(q, k, v, None, W, kernel, block_size)
+
+def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
+    "Each stretch of one document's real tokens attended alone; the other slots 0."
+    B, H, T, _ = q.shape
+    ctx = q.new_zeros(B, T, H, v.shape[-1])                # [B, T, H, d]
+    for b, s, e in runs:
+        r = slice(s, e)
+        out = _unpadded(q[b:b + 1, :, r], k[b:b + 1, :, r], v[b:b + 1, :, r], W,
+                        kernel, block_size, sinks)
+        ctx[b, r] = out[0].transpose(0, 1)
+    return ctx.transpose(1, 2)
+
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
-def attend(q:Tensor, # [B, H, T, d] queries of the new positions
-           k:Tensor, # [B, Hkv, K, d] keys to attend over, oldest first; the last T are the new positions'
-           v:Tensor, # [B, Hkv, K, d_v] their values
-           pos:tuple|None=None, # (q_pos [B, T], k_pos [B, K]) positions among real tokens (-1: pad or free); None: no padding
-           *,
-           mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, K], bool (True = may attend) or additive float
-           window:int|None=None, # a query sees keys at most window-1 positions back
-           scale:float|None=None, # scores are q.k times this (None: 1/sqrt(d))
-           dropout_p:float=0.0, # dropout on the weights (pass 0 outside training)
-           softcap:float|None=None, # logit soft-capping (the written-out route: the fused kernel cannot cap)
-           sinks:Tensor|None=None, # [H] sink logits: one more key that each row's softmax sees, with a zero value
-           explicit:bool=False, # the written-out route, which also returns the weights
-           block_size:int=1024, # queries per block on the blocked route (with a window: a quarter of it, at least 64)
-          ) -> tuple: # (ctx [B, H, T, d_v], weights [B, H, T, K] or None)
-    """Each query's weighted average of the values it may see, by the cheapest exact kernel call.
-
-    Who sees whom is `visible(q_pos, k_pos, window)`, always. Without `pos` (no padding) the K keys are K consecutive
-    positions whose last T are the queries' own, so the rule needs no position tensor. This function only picks how
-    to compute it. The first route whose conditions hold:
-
-    1. **explicit** (`explicit=True`, or `softcap`): scores and softmax written out with the full `[T, K]` mask:
-       section 4.1's `attention()`, or its formula with soft-capping and sinks. Returns the weights. The reference
-       every other route is tested against.
-    2. **ready mask** (`mask`): one `scaled_dot_product_attention` call under the caller's mask (Hugging Face's).
-    3. **no mask**: one query per sequence and no padding: every key it is given is visible (without padding,
-       keys older than every query's window are left out first, a view). The decode step.
-    4. **causal**: no padding, no key before the block (`K == T`), no window narrower than the block, no sinks:
-       `is_causal=True`, no mask tensor.
-    5. **per sequence**: padding, no key before the block, no window, no sinks, longer than `block_size`, and each
-       sequence's real tokens in one run (left or right padding): `is_causal=True` on each run, so a padded batch
-       costs what its sequences cost alone. One host synchronisation reads where the runs are (not while compiling).
-    6. **blocked**: everything else. Queries in blocks of `S` (`block_size`; with a window a quarter of it, at least
-       64), each against only the keys it can see, with an `[S, K_b]` mask from `visible`: `K_b <= S + W - 1` with a
-       window, so the cost is `O(T·W)`, never a `[B, 1, T, K]` mask. With padding *and* a window one host
-       synchronisation reads where each block's window starts.
-
-    With `sinks`, every fused call gets one more key whose score is the sink logit. Dropout is applied to the weights
-    on every route.
-    """
+def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
+    "`attend`'s arguments, refused by name where they do not fit together."
     qs, ks, vs = q.shape, k.shape, v.shape
-    if len(qs) != 4 or len(ks) != 4 or vs[:3] != ks[:3] or qs[1] % ks[1] or qs[3] != ks[3] or qs[2] > ks[2]:
-        raise ValueError(f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv dividing H and T <= K, got "
+    if (len(qs) != 4 or len(ks) != 4 or vs[:3] != ks[:3] or qs[1] % ks[1]
+            or qs[3] != ks[3] or qs[2] > ks[2]):
+        raise ValueError(f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], "
+                         f"[B, Hkv, K, d_v] with Hkv dividing H and T <= K, got "
                          f"{list(qs)}, {list(ks)}, {list(vs)}")
-    B, H, T, d = qs
-    Hkv, K, W = ks[1], ks[2], window
-    scale = 1 / math.sqrt(d) if scale is None else scale
-    if explicit or softcap is not None:                                       # 1. written out
-        if mask is not None: allowed = (mask if mask.dtype == torch.bool else mask == 0)[:, 0]
-        else:
-            dev = q.device
-            allowed = visible(*(pos or (token_positions(T, K - T, device=dev), token_positions(K, device=dev))), W)
-        return _written_out(q, k, v, allowed, scale, softcap, sinks, dropout_p)
-    if pos is None and mask is None and W is not None and K > T + W - 1:        # keys no query's window reaches
-        k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]; K = T + W - 1
-    if pos is None and T == 1 and mask is None and sinks is None:            # 3. no mask (first: the decode step)
-        return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
+    B, H, T, K = qs[0], qs[1], qs[2], ks[2]
+    if pos is not None and mask is not None:
+        raise ValueError("pos and mask were both given: a ready mask already says "
+                         "which keys each query sees; pass one of them")
+    if pos is not None:
+        if not isinstance(pos, Positions):
+            raise TypeError(f"pos must be a Positions or None, got "
+                            f"{type(pos).__name__}")
+        shapes = [shape_of(t) for t in (pos.q, pos.k, pos.doc) if t is not None]
+        if (pos.q.shape[-1] != T or pos.k.shape[-1] != K
+                or (pos.doc is not None and (pos.doc.shape != pos.k.shape or K != T))):
+            raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key "
+                             f"positions (doc: [B, K], only with K == T), got "
+                             f"{shapes}")
+    if mask is not None:
+        ok = isinstance(mask, Tensor) and mask.ndim == 4 and not mask.is_complex()
+        if not (ok and mask.shape[0] in (1, B) and mask.shape[1] in (1, H)
+                and tuple(mask.shape[2:]) == (T, K)):
+            raise ValueError(f"mask must be a bool or float tensor [B or 1, H or 1, "
+                             f"T, K] = [{B}, {H}, {T}, {K}], got {shape_of(mask)}")
+    if window is not None:
+        check_int('window', window, 1)
+    if scale is not None:
+        check_positive('scale', scale)
+    if softcap is not None:
+        check_positive('softcap', softcap)
+    if dropout_p:
+        check_dropout(dropout_p, 'dropout_p')
+    if block_size != 1024:
+        check_int('block_size', block_size, 1)
+    if sinks is not None and not (isinstance(sinks, Tensor) and sinks.shape == (H,)):
+        raise ValueError(f"sinks must be a tensor [H] = [{H}] (a logit per query "
+                         f"head), got {shape_of(sinks)}")
+
+def _fused(q, k, v, pos, mask, W, kernel, block_size, sinks):
+    "The cheapest exact fused route for these arguments (`attend`'s routes 2 to 6)."
+    if mask is not None:
+        return kernel(q, k, v, attn_mask=mask)                          # 2. ready mask
+    if pos is None:
+        return _unpadded(q, k, v, W, kernel, block_size, sinks)         # 3, 4 or 6
+    T, K = q.shape[2], k.shape[2]
+    by_runs = pos.doc is not None or (T > block_size and W is None)
+    if K == T and by_runs and not (q.is_meta or torch.compiler.is_compiling()):
+        runs = _runs(pos)
+        if runs is not None:
+            return _by_runs(q, k, v, runs, W, kernel, block_size, sinks)  # 5. by runs
+    return _blocked(q, k, v, pos, W, kernel, block_size)                # 6. blocked
+
+
+#| exports
+def attend(
+    q:Tensor, # [B, H, T, d] queries of the new positions
+    k:Tensor, # [B, Hkv, K, d] keys, oldest first; the last T are the queries'
+    v:Tensor, # [B, Hkv, K, d_v] their values
+    pos:Positions|None=None, # where queries and keys are; None: no padding
+    *,
+    mask:Tensor|None=None, # instead of `pos`: a ready mask [B, H, T, K] (1s broadcast)
+    window:int|None=None, # a query sees keys at most window-1 positions back
+    scale:float|None=None, # scores are q.k times this (None: 1/sqrt(d))
+    dropout_p:float=0.0, # dropout on the weights (0 outside training)
+    softcap:float|None=None, # Gemma 2's logit soft-capping (written-out route)
+    sinks:Tensor|None=None, # [H] a sink logit per head: a key with no value
+    explicit:bool=False, # the written-out route, which returns the weights too
+    block_size:int=1024, # queries per block on the blocked route
+) -> tuple: # (ctx [B, H, T, d_v], weights [B, H, T, K] or None)
+    """Each query's weighted average of the values it may see, by the cheapest exact
+    kernel call.
+
+    Who sees whom is `visible`'s rule, always: without `pos`, the `K` keys are `K`
+    consecutive positions whose last `T` are the queries' own; with `pos`, each query
+    and key has its position (`Positions`: padding, packed documents). A ready `mask`
+    (bool, True = may attend, or float, added to the scores) replaces the rule. This
+    function only picks how to compute it, the first route whose conditions hold:
+
+    1. **written out** (`explicit=True`, or `softcap`): scores, mask and softmax
+       written out (section 4.1's `attention()`); returns the weights. The reference
+       every other route is tested against.
+    2. **ready mask** (`mask`): one `scaled_dot_product_attention` (SDPA) call.
+    3. **every key** (no `pos`, one query per sequence): the decode step, no mask.
+    4. **causal** (no `pos`, `K == T`, no window narrower than the call, no sinks):
+       `is_causal=True`, no mask tensor.
+    5. **by runs** (`pos` with `K == T`; packed documents, or padding without a
+       window longer than `block_size`; each document's real tokens one stretch of
+       slots): each stretch attended alone by route 4 or 6, so a padded or packed row
+       costs what its sequences cost alone. One host synchronisation reads them.
+    6. **blocked**: everything else. Queries in blocks of `S` (`block_size`; with a
+       window a quarter of it, at least 64), each against only the keys it can see:
+       `S x (S + W - 1)` with a window, so the cost is `O(T W)`, never `[T, K]`.
+
+    Without `pos` and with a window, keys older than every query's window are left
+    out first (a view). With `sinks` every fused call gets one more key whose score is
+    the sink logit. Dropout is applied to the weights on every route. A query that
+    sees no key (possible only through `pos` or `mask`) gets 0.
+
+    Raises:
+        ValueError: shapes that do not fit together; both `pos` and `mask`; `mask` not
+            `[B or 1, H or 1, T, K]`; `window` or `block_size` not an int >= 1;
+            `scale` or `softcap` not a positive number; `dropout_p` not in [0, 1);
+            `sinks` not `[H]`.
+        TypeError: `pos` is not a `Positions`.
+    """
+    _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size)
+    T, K = q.shape[2], k.shape[2]
+    scale = 1 / math.sqrt(q.shape[3]) if scale is None else scale
+    if explicit or softcap is not None:                                 # 1. written out
+        if mask is None:
+            pos = pos or Positions(token_positions(T, K - T, device=q.device),
+                                   token_positions(K, device=q.device))
+            mask = pos.visible(window)
+        return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
-    if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
-    if mask is not None: return kernel(q, k, v, attn_mask=mask), None         # 2. ready mask
-    if pos is None and T == 1: return kernel(q, k, v), None                   # 3. no mask (with sinks)
-    if pos is None and K == T and (W is None or T <= W) and sinks is None:    # 4. causal
-        return kernel(q, k, v, is_causal=True), None
-    if (pos is not None and K == T and W is None and sinks is None and T > block_size
-            and not (q.is_meta or torch.compiler.is_compiling())):
-        runs = _real_runs(pos[0])
-        if runs is not None:                                                  # 5. per sequence
-            ctx = q.new_zeros(B, T, H, v.shape[-1])                           # a pad's context is 0 (its output is 0)
-            for b, (s, n) in enumerate(runs):
-                r = slice(s, s + n)
-                ctx[b, r] = kernel(q[b:b+1, :, r], k[b:b+1, :, r], v[b:b+1, :, r], is_causal=n > 1)[0].transpose(0, 1)
-            return ctx.transpose(1, 2), None
-    return _blocked(q, k, v, pos, W, kernel, block_size), None                # 6. blocked
+    if sinks is not None:
+        q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
+    return _fused(q, k, v, pos, mask, window, kernel, block_size, sinks), None
 
 # %% ../nbs/08a_dispatch.ipynb #fe16154e
 def check_attention_mask(m, x:Tensor, allow_empty:bool=False) -> Tensor:

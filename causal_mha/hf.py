@@ -4,12 +4,11 @@
 
 # %% ../nbs/16_hf.ipynb #47ea2f21
 from __future__ import annotations
-import inspect
 import torch
 from torch import nn, Tensor
 from .core import Attention
 from .latent import LatentAttention
-from .dispatch import attend
+from .dispatch import Positions, attend
 from .rope import Rotary, rotate
 from .ground import check_dropout, merge_heads, document
 from .convert import from_gpt2, from_llama, to_gpt2, to_llama
@@ -18,72 +17,102 @@ from .convert import from_gpt2, from_llama, to_gpt2, to_llama
 __all__ = ['ATTN_IMPLEMENTATION', 'HFAttention', 'HFLatentAttention', 'swap_attention', 'restore_attention']
 
 # %% ../nbs/16_hf.ipynb #f0b4fb75
-ATTN_IMPLEMENTATION = 'causal_mha'  # the attention implementation a swapped model runs: its masks made for `attend`
-_KERNELS = ('sdpa', 'eager', ATTN_IMPLEMENTATION)  # the masks an adapter reads: bool, additive float, or ours
+ATTN_IMPLEMENTATION = 'causal_mha'  # the implementation a swapped model runs
+_KERNELS = ('sdpa', 'eager', ATTN_IMPLEMENTATION)  # masks an adapter reads
 
-class _Slots:
-    "The model's mask where only padding breaks the causal band: each query's and key's slot (-1 = pad); the layer's window applies."
-    __slots__ = ('q_pos', 'k_pos')
-    ndim = 4                 # a mask made in advance (generate's, for a static cache) comes back to `_model_mask` as it is
-    def __init__(self, q_pos:Tensor, k_pos:Tensor): self.q_pos, self.k_pos = q_pos, k_pos   # [B, T], [B, K]
+class _Band:
+    """The mask a swapped model hands its layers where the causal band says it all: the
+    keys end at the queries and the layer's window applies; with padding, `pos` holds
+    each query's and key's slot as transformers counts them (-1: a pad key)."""
+    __slots__ = ('pos',)
+    ndim = 4  # a mask made in advance comes back to `_model_mask` as it is
 
-def _model_mask(batch_size:int, q_length:int, kv_length:int, q_offset=0, kv_offset:int=0, attention_mask=None,
-                local_size=None, allow_is_causal_skip:bool=True, config=None, device='cpu', **kwargs):
-    """The mask a swapped model hands its layers (transformers' mask interface, for `ATTN_IMPLEMENTATION`): None where
-    the causal band and the layer's window say it all, the slots' positions where padding is all that is added, and
-    transformers' own bool mask for anything else (packed sequences, a bidirectional or image overlay, a static cache,
-    compiling)."""
+    def __init__(self, pos:Positions|None=None): self.pos = pos
+
+def _model_mask(batch_size:int, q_length:int, kv_length:int, q_offset=0,
+                kv_offset:int=0, attention_mask=None, local_size=None,
+                allow_is_causal_skip:bool=True, config=None, device='cpu', **kwargs):
+    """The mask a swapped model hands its layers (transformers' mask interface, for
+    `ATTN_IMPLEMENTATION`): a `_Band` where the causal band, the layer's window and
+    padding say it all, transformers' own (a bool mask, or None) for anything else:
+    packed sequences, an overlay, a static cache, compiling."""
     from transformers.masking_utils import sdpa_mask, prepare_padding_mask
-    if isinstance(attention_mask, _Slots): return attention_mask            # made in advance for this very call
-    ends = isinstance(q_offset, int) and q_offset + q_length == kv_offset + kv_length   # the keys end at the queries
-    if (not ends or not allow_is_causal_skip or kwargs.get('allow_is_bidirectional_skip') or torch.compiler.is_compiling()
+    if isinstance(attention_mask, _Band):
+        return attention_mask                        # made in advance for this call
+    ends = isinstance(q_offset, int) and q_offset + q_length == kv_offset + kv_length
+    if (not ends or not allow_is_causal_skip or kwargs.get('allow_is_bidirectional_skip')
+            or torch.compiler.is_compiling()
             or local_size not in (None, getattr(config, 'sliding_window', None))):
-        return sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
-                         kv_offset=kv_offset, attention_mask=attention_mask, local_size=local_size,
-                         allow_is_causal_skip=allow_is_causal_skip, device=device, **kwargs)
-    pad = prepare_padding_mask(attention_mask, kv_length, kv_offset)       # [B, >= kv_offset + K] bool, or None
-    if pad is None or bool(pad[:, kv_offset:kv_offset + kv_length].all()): return None   # causal (and windowed)
-    k_pos = (torch.arange(kv_length, device=device) + kv_offset).expand(batch_size, -1)   # slots, as transformers counts
-    k_pos = k_pos.masked_fill(~pad[:, kv_offset:kv_offset + kv_length], -1)
-    return _Slots(k_pos[:, -q_length:], k_pos)                              # the queries are the last keys
+        return sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length,
+                         q_offset=q_offset, kv_offset=kv_offset,
+                         attention_mask=attention_mask, local_size=local_size,
+                         allow_is_causal_skip=allow_is_causal_skip, device=device,
+                         **kwargs)
+    pad = prepare_padding_mask(attention_mask, kv_length, kv_offset)  # [B, >= K] bool
+    if pad is not None:
+        pad = pad[:, kv_offset:kv_offset + kv_length]
+    if pad is None or bool(pad.all()):
+        return _Band()                               # causal (and windowed)
+    slots = (torch.arange(kv_length, device=device) + kv_offset).expand(batch_size, -1)
+    # a pad query keeps its slot: it sees the real keys before it, as in transformers
+    return _Band(Positions(slots[:, -q_length:], slots.masked_fill(~pad, -1)))
 
-def _attention_function(module, query, key, value, attention_mask, dropout:float=0.0, scaling=None, sliding_window=None,
-                        softcap=None, s_aux=None, **kwargs):
-    "`ATTN_IMPLEMENTATION` as transformers' attention function: the layers of an unswapped model may run it too."
+def _attention_function(module, query, key, value, attention_mask, dropout:float=0.0,
+                        scaling=None, sliding_window=None, softcap=None, s_aux=None,
+                        **kwargs):
+    """`ATTN_IMPLEMENTATION` as transformers' attention function: the layers of an
+    unswapped model may run it too."""
     if not getattr(module, 'is_causal', True):
-        raise ValueError(f"{type(module).__name__} is not causal; attn_implementation={ATTN_IMPLEMENTATION!r} "
-                         f"computes causal attention: run this module with 'sdpa' or 'eager'")
-    ctx = _attend(query, key, value, attention_mask, sliding_window, scale=scaling, dropout_p=dropout, softcap=softcap,
-                  sinks=s_aux)
+        raise ValueError(f"{type(module).__name__} is not causal; attn_implementation="
+                         f"{ATTN_IMPLEMENTATION!r} computes causal attention: run this "
+                         f"module with 'sdpa' or 'eager'")
+    ctx = _attend(query, key, value, attention_mask, sliding_window, scale=scaling,
+                  dropout_p=dropout, softcap=softcap, sinks=s_aux)
     return ctx.transpose(1, 2), None
 
 def _register():
-    "Register `ATTN_IMPLEMENTATION` with transformers (its attention function and its masks); the first `swap_attention` calls it."
+    """Register `ATTN_IMPLEMENTATION` with transformers (its attention function and its
+    masks); the first `swap_attention` calls it."""
     from transformers import AttentionInterface, AttentionMaskInterface
     AttentionInterface.register(ATTN_IMPLEMENTATION, _attention_function)
     AttentionMaskInterface.register(ATTN_IMPLEMENTATION, _model_mask)
 
 # %% ../nbs/16_hf.ipynb #e97d7b1a
 def _check_mask(mask, B:int, T:int, K:int):
-    "What the model handed this layer as its mask, checked against its T queries and K keys (None: implied)."
-    if mask is None: return None  # causal over the T new tokens, the last of the K keys (`attend` without positions)
-    if isinstance(mask, _Slots): what, shape = "the model's mask (slot positions)", [*mask.q_pos.shape[:1], 1, *mask.q_pos.shape[1:], *mask.k_pos.shape[1:]]
-    elif isinstance(mask, Tensor): what, shape = "attention_mask", list(mask.shape)
-    else: raise TypeError(f"attention_mask must be a tensor or None, got {type(mask).__name__}; build the model with "
-                          f"attn_implementation='sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}")
+    "What the model handed this layer as its mask, checked against its T queries, K keys."
+    if mask is None or (isinstance(mask, _Band) and mask.pos is None):
+        return mask                                  # implied (`_attend` reads it)
+    if isinstance(mask, _Band):
+        what = "the model's mask (slot positions)"
+        shape = [mask.pos.q.shape[0], 1, mask.pos.q.shape[1], mask.pos.k.shape[1]]
+    elif isinstance(mask, Tensor):
+        what, shape = "attention_mask", list(mask.shape)
+    else:
+        raise TypeError(f"attention_mask must be a tensor or None, got "
+                        f"{type(mask).__name__}; build the model with attn_implementation="
+                        f"'sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}")
     if len(shape) != 4 or shape[0] not in (1, B) or shape[-2:] != [T, K]:
         wider = len(shape) == 4 and shape[-1] > K
-        raise ValueError(f"{what} has shape {shape}, expected [{B}, 1, {T}, {K}]: {T} new tokens over the {K} keys this "
-                         f"layer holds (cached and new)" + ("; a mask wider than the new tokens needs the model's cache of "
-                         "the earlier ones (use_cache=True, or pass back the past_key_values it returned)" if wider else ""))
+        raise ValueError(
+            f"{what} has shape {shape}, expected [{B}, 1, {T}, {K}]: {T} new tokens over "
+            f"the {K} keys this layer holds (cached and new)" + (
+                "; a mask wider than the new tokens needs the model's cache of the "
+                "earlier ones (use_cache=True, or pass back the past_key_values it "
+                "returned)" if wider else ""))
     return mask
 
 def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor:
-    "`attend` under what the model handed the layer: nothing (the causal band, the window), slot positions, or a ready mask."
+    """`attend` under what the model handed the layer: a `_Band` (the causal band, the
+    window, slot positions), a ready mask, or None, which means what it means to
+    transformers' `sdpa`: a block of queries top-left causal (query i sees keys 0..i:
+    a static cache's first call), one query every key."""
     mask = _check_mask(mask, q.shape[0], q.shape[2], k.shape[2])
-    if isinstance(mask, Tensor): return attend(q, k, v, mask=mask, **kw)[0]
-    if mask is not None: return attend(q, k, v, (mask.q_pos, mask.k_pos), window=window, **kw)[0]
-    return attend(q, k, v, window=window, **kw)[0]
+    if isinstance(mask, _Band):
+        return attend(q, k, v, mask.pos, window=window, **kw)[0]
+    if isinstance(mask, Tensor):
+        return attend(q, k, v, mask=mask, **kw)[0]
+    T = q.shape[2]
+    return attend(q, k[:, :, :T] if T > 1 else k, v[:, :, :T] if T > 1 else v, **kw)[0]
 
 def _rotate(layer, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
     "q and k turned by the model's own tables (`position_embeddings`, every rotary type as the model makes it), else by `layer.rotate_qk` at `position_ids`."
@@ -266,10 +295,12 @@ class HFLatentAttention(nn.Module):
         if self.interleaved: q_rope, k_rope = _halves(q_rope), _halves(k_rope)
         q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
         if cache is not None: latent, k_rope = cache.update(latent, k_rope, self.layer_idx, kwargs=kwargs)  # [B, 1, S, .]
-        mask = _check_mask(attention_mask, B, T, latent.shape[2])
-        pos = (mask.q_pos, mask.k_pos) if isinstance(mask, _Slots) else None
+        key = torch.cat((latent, k_rope), -1)                              # [B, 1, S, r + dr]
+        mask = _check_mask(attention_mask, B, T, key.shape[2])
+        if mask is None and T > 1: key = key[:, :, :T]                     # transformers' None: top-left causal
+        pos = mask.pos if isinstance(mask, _Band) else None
         attend = m.attend_absorbed if T == 1 else m.attend                 # decode over the latents; a prompt rebuilt
-        return attend(q_nope, q_rope, torch.cat((latent, k_rope), -1), pos, mask=None if pos else mask), None
+        return attend(q_nope, q_rope, key, pos, mask=mask if isinstance(mask, Tensor) else None), None
 
 for _cls in (HFAttention, HFLatentAttention): document(_cls, _cls.__init__)
 
@@ -286,17 +317,17 @@ _FUSED = {'llama': {'qkv.weight': ('q_proj.weight', 'k_proj.weight', 'v_proj.wei
 def _refuse(cfg, name:str, value, why:str):
     raise ValueError(f"{type(cfg).__name__}.{name}={value!r}: {why}, so swap_attention would compute another function")
 
-def _passes(old:nn.Module, name:str) -> bool:
-    "Whether the layer's forward hands `name=` to its attention function (read from its source)."
-    try: return f"{name}=" in inspect.getsource(type(old).forward)
-    except (OSError, TypeError): return True                   # no source to read: assume it does
-
 def _rope(old:nn.Module, cfg, head_dim:int) -> tuple:
     "(theta, scaling) of the layer's rotary type: `rope_parameters`, or its entry for the layer's type (Gemma 3)."
     kind = getattr(old, 'layer_type', None)
     rope, where = dict(cfg.rope_parameters or {}), 'rope_parameters'
     if kind in rope: rope, where = dict(rope[kind]), f"rope_parameters[{kind!r}]"   # Gemma 3: one per layer type
-    theta = rope.pop('rope_theta')
+    theta, part = rope.pop('rope_theta'), rope.get('partial_rotary_factor', 1.0)
+    if rope.get('rope_type', 'default') == 'default': rope.pop('partial_rotary_factor', None)  # turns every pair anyway
+    elif part != 1.0 and rope['rope_type'] != 'proportional':
+        raise ValueError(f"{type(cfg).__name__}.{where}: rope_type {rope['rope_type']!r} with partial_rotary_factor="
+                         f"{part!r} makes rotary tables {int(head_dim * part)} wide for heads of {head_dim}: the "
+                         f"original model cannot apply them either")
     scaling = None if rope.get('rope_type', 'default') == 'default' and set(rope) <= {'rope_type'} else \
               rope | {'max_position_embeddings': cfg.max_position_embeddings}
     try: Rotary(head_dim, theta, scaling)                                    # a type and settings Rotary computes
@@ -336,12 +367,8 @@ def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
     window = old.sliding_window if hasattr(old, 'sliding_window') else cfg.sliding_window if cfg.model_type == 'mistral' else None
     gemma = cfg.model_type == 'gemma3_text'
     if gemma and cfg.use_bidirectional_attention: _refuse(cfg, 'use_bidirectional_attention', True, "Attention is causal")
-    if cfg.model_type not in ('qwen3', 'gemma3_text', 'gpt_oss') and old.head_dim * cfg.num_attention_heads != cfg.hidden_size:
-        _refuse(cfg, 'head_dim', old.head_dim, f"Attention's head width is hidden_size // num_attention_heads = "
-                f"{cfg.hidden_size // cfg.num_attention_heads} in this family")
-    cap = cfg.attn_logit_softcapping if gemma and _passes(old, 'softcap') else None   # as the layer hands it on
     attn = from_llama(old.state_dict(), cfg.num_attention_heads, cfg.max_position_embeddings, cfg.num_key_value_heads,
-                      window, theta, cfg.attention_dropout, rope_scaling=scaling, softcap=cap,
+                      window, theta, cfg.attention_dropout, rope_scaling=scaling,
                       query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None)
     for norm in (attn.q_norm, attn.k_norm) if attn.qk_norm else ():  # as the model computes them: in float32,
         norm.eps, norm.float32, norm.unit_offset = cfg.rms_norm_eps, True, gemma    # its epsilon, Gemma's 1 + w

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
 from .ground import document, check_int, check_bool, check_positive, shape_of, merge_heads
-from .dispatch import attend, check_attention_mask, token_positions
+from .dispatch import Positions, attend, check_attention_mask, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 
@@ -122,7 +122,7 @@ class LatentAttention(nn.Module):
                                          owner=self._cache_id)
             cache.kv_lora_rank = self.kv_lora_rank
         attend = self.attend_absorbed if absorb else self.attend
-        out = attend(q_nope, q_rope, key, None if k_pos is None else (pos, k_pos))  # [B, T, D]
+        out = attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos))  # [B, T, D]
         if cache is not None: out = cache.guard(out); cache.commit()         # only a completed call is kept
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
@@ -168,7 +168,7 @@ class LatentAttention(nn.Module):
                q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
                q_rope:Tensor, # [B, H, T, dr] their rotated parts
                key:Tensor, # [B, 1, S, r + dr] the held and new keys `[latent, k_rope]`
-               pos:tuple|None=None, # (q_pos, k_pos) with padding, as for `attend`; None: none
+               pos:Positions|None=None, # where queries and keys are, as for `attend`; None: no padding
                mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, S] (Hugging Face's)
               ) -> Tensor: # [B, T, d_model]
         "Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]` and values, then `attend`."
@@ -187,7 +187,7 @@ class LatentAttention(nn.Module):
                         q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
                         q_rope:Tensor, # [B, H, T, dr] their rotated parts
                         key:Tensor, # [B, 1, S, r + dr] the held and new keys `[latent, k_rope]`
-                        pos:tuple|None=None, # (q_pos, k_pos) with padding, as for `attend`; None: none
+                        pos:Positions|None=None, # where queries and keys are, as for `attend`; None: no padding
                         mask:Tensor|None=None, # instead of `pos`: a ready mask [B or 1, 1, T, S] (Hugging Face's)
                        ) -> Tensor: # [B, T, d_model]
         """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key and the latent as the value:

@@ -5,7 +5,7 @@
 # %% ../nbs/17_parallel.ipynb #ee0f8cdd
 from __future__ import annotations
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 from .core import Attention
 from .ground import check_int
 
@@ -27,22 +27,44 @@ def qkv_rows(n_heads:int, # query heads of the module
     v = ((H + Hkv) * d + torch.arange(Hkv * d)).view(w, -1)   # [w, Hkv/w * d] rank r's value rows
     return torch.cat((q, k, v), 1).flatten()                  # [(H + 2 Hkv) d]
 
+class _Local(nn.Module):
+    "A parametrization: this rank's part of a DTensor parameter as a plain tensor; its gradient goes back as `grad`."
+    def __init__(self, grad:list|None=None): super().__init__(); self.grad = grad   # None: the parameter's placement
+    def forward(self, x): return x.to_local(grad_placements=self.grad)
+
+def _distribute(module:nn.Module, name:str, mesh, placement, grad=None):
+    "`module.name` as a DTensor parameter with `placement`, read as this rank's plain tensor."
+    from torch.distributed.tensor import distribute_tensor
+    from torch.nn.utils import parametrize
+    p = getattr(module, name)
+    setattr(module, name, nn.Parameter(distribute_tensor(p.detach(), mesh, [placement]), p.requires_grad))
+    parametrize.register_parametrization(module, name, _Local(grad), unsafe=True)
+
 def shard_heads(attn:Attention, # the module to shard, in place
                 mesh, # a 1-D `torch.distributed` DeviceMesh; its size must divide n_heads and n_kv_heads
-               ) -> Attention: # `attn`, holding this rank's heads: n_heads and n_kv_heads divided by the mesh size
-    """Shard `attn` over `mesh` by heads: `qkv` rows re-packed per rank, then ColwiseParallel; `out_proj` RowwiseParallel.
+               ) -> Attention: # `attn`, each rank holding its own heads
+    """Shard `attn` over `mesh` by heads: `qkv` rows re-packed per rank, then ColwiseParallel; `out_proj`
+    RowwiseParallel; the sinks (one logit per query head) split by head; the per-head QK-norm weights replicated, each
+    rank's gradient a partial sum of theirs. `forward` reads its rank's head counts from the width of its shard of
+    `qkv`; `n_heads` and `n_kv_heads` keep the module's whole counts.
 
     Raises:
         TypeError: `attn` is not an `Attention`.
-        ValueError: the mesh is not 1-D, or its size does not divide `n_heads` and `n_kv_heads`.
+        ValueError: `attn` normalises whole projections (`qk_norm='proj'`); the mesh is not 1-D, or its size does not
+            divide `n_heads` and `n_kv_heads`.
     """
+    from torch.distributed.tensor import Partial, Replicate, Shard
     from torch.distributed.tensor.parallel import parallelize_module, ColwiseParallel, RowwiseParallel
     if not isinstance(attn, Attention): raise TypeError(f"attn must be a causal_mha.Attention, got {type(attn).__name__}")
+    if attn.qk_norm == 'proj':
+        raise ValueError("attn has qk_norm='proj': its RMSNorm is over the whole query (key) projection, every head's "
+                         "features together, which no rank holds alone; shard a module with qk_norm='head' or None")
     if mesh.ndim != 1: raise ValueError(f"mesh must be 1-D (one rank per shard of heads), got {mesh.ndim}-D")
-    w, H, Hkv = mesh.size(), attn.n_heads, attn.n_kv_heads
-    rows = qkv_rows(H, Hkv, attn.head_dim, w)
+    rows = qkv_rows(attn.n_heads, attn.n_kv_heads, attn.head_dim, mesh.size())
     with torch.no_grad():
         for p in attn.qkv.parameters(): p.copy_(p[rows])    # q | k | v  ->  [q_0 | k_0 | v_0] [q_1 | k_1 | v_1] ...
     parallelize_module(attn, mesh, {'qkv': ColwiseParallel(), 'out_proj': RowwiseParallel()})
-    attn.n_heads, attn.n_kv_heads = H // w, Hkv // w        # forward splits its local block with these
+    if attn.sinks is not None: _distribute(attn, 'sinks', mesh, Shard(0))   # head h's sink where head h is
+    if attn.qk_norm == 'head':                              # one weight for every head: each rank's grad a part of it
+        for norm in (attn.q_norm, attn.k_norm): _distribute(norm, 'weight', mesh, Replicate(), [Partial()])
     return attn

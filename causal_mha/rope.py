@@ -30,6 +30,7 @@ _ROPE_KEYS = {  # rotary type -> (its required settings, its optional ones), tra
     'yarn': (('original_max_position_embeddings',), ('factor', 'attention_factor', 'beta_fast', 'beta_slow', 'mscale',
                                                       'mscale_all_dim', 'truncate')),
     'llama3': (('factor', 'original_max_position_embeddings', 'low_freq_factor', 'high_freq_factor'), ()),
+    'proportional': ((), ('factor', 'partial_rotary_factor')),
     'longrope': (('short_factor', 'long_factor', 'original_max_position_embeddings'),
                  ('factor', 'attention_factor')),
 }
@@ -44,9 +45,11 @@ def _check_scaling(scaling, head_dim:int, theta:float) -> dict:
     if kind not in _ROPE_KEYS: raise ValueError(f"scaling['rope_type']={kind!r}: Rotary computes {', '.join(map(repr, _ROPE_KEYS))}")
     if s.pop('rope_theta', theta) != theta:
         raise ValueError(f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}: give the base once, as theta")
-    if s.pop('partial_rotary_factor', 1.0) != 1.0:
-        raise ValueError(f"scaling['partial_rotary_factor']={scaling['partial_rotary_factor']!r}: Rotary turns every "
-                         f"feature pair of the head (1.0)")
+    if kind != 'proportional' and s.pop('partial_rotary_factor', 1.0) != 1.0:
+        raise ValueError(f"scaling['partial_rotary_factor']={scaling['partial_rotary_factor']!r}: rope_type "
+                         f"{kind!r} turns every feature pair of the head (1.0); 'proportional' turns a part")
+    if not 0 < s.get('partial_rotary_factor', 1.0) <= 1:
+        raise ValueError(f"scaling['partial_rotary_factor'] must be in (0, 1], got {s['partial_rotary_factor']!r}")
     need, may = _ROPE_KEYS[kind]
     missing, extra = [k for k in need if k not in s], sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may})
     if missing: raise ValueError(f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it needs {', '.join(need)})")
@@ -86,6 +89,10 @@ def rope_frequencies(head_dim:int, # d, the width of each rotated head (even)
     shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d                # i / (d/2), the exponents
     if kind == 'default': return 1.0 / (base ** shape), 1.0
     if kind == 'linear': return 1.0 / (base ** shape) / factor, 1.0            # every angle divided by the factor
+    if kind == 'proportional':                    # the first pairs turn (by the full width's exponents), the rest not
+        n = int(s.get('partial_rotary_factor', 1.0) * d // 2)
+        inv = torch.cat((1.0 / (base ** shape[:n]), torch.zeros(d // 2 - n)))
+        return inv / s.get('factor', 1.0), 1.0
     if kind == 'dynamic':                                                       # NTK: a larger base past the trained length
         L = s['max_position_embeddings']
         seq_len = L if seq_len is None else (torch.maximum(seq_len, torch.tensor(L, dtype=seq_len.dtype,

@@ -93,6 +93,11 @@ def gather(t, rows=None) -> torch.Tensor:
     return out
 
 
+def _unsharded(name:str) -> str:
+    "A sharded module's parameter name as the module's own (`shard_heads` reads the sinks through a parametrization)."
+    return name.replace('parametrizations.', '').replace('.original', '')
+
+
 def tp_case(attn, x, n_decode, mesh) -> dict:
     "Shard a copy of `attn` by heads; its outputs, gradients (sum of squares) and cached decoding of the last n_decode tokens."
     m = shard_heads(copy.deepcopy(attn), mesh)
@@ -101,11 +106,13 @@ def tp_case(attn, x, n_decode, mesh) -> dict:
     out = m(x)
     out.pow(2).sum().backward()
     P, cache = x.shape[1] - n_decode, KVCache()
+    heads = range(m.qkv.weight.to_local().shape[0] // attn.head_dim)            # this rank's q, k and v heads
+    n_kv = len(heads) * attn.n_kv_heads // (attn.n_heads + 2 * attn.n_kv_heads)
     with torch.no_grad():
         steps = [m(x[:, :P].detach(), cache)] + [m(x[:, t:t + 1].detach(), cache) for t in range(P, x.shape[1])]
     return dict(out=gather(out), x_grad=gather(x.grad), decoded=gather(torch.cat(steps, 1)),
-                grads={n: gather(p.grad, rows if n.startswith('qkv') else None) for n, p in m.named_parameters()},
-                local=dict(n_heads=m.n_heads, n_kv_heads=m.n_kv_heads, qkv=list(m.qkv.weight.to_local().shape),
+                grads={_unsharded(n): gather(p.grad, rows if n.startswith('qkv') else None) for n, p in m.named_parameters()},
+                local=dict(n_heads=len(heads) - 2 * n_kv, n_kv_heads=n_kv, qkv=list(m.qkv.weight.to_local().shape),
                            out_proj=list(m.out_proj.weight.to_local().shape), cache_heads=cache.n_heads))
 
 
