@@ -6,298 +6,339 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
+import torch.nn.functional as F
 from .ground import check_bool, check_int, shape_of
 
 # %% auto #0
 __all__ = ['KVCache']
 
 # %% ../nbs/08c_cache.ipynb #3c20b0fb
+def _slots(t:Tensor|None, i) -> Tensor|None:
+    "Slots `i` (a slice or an index) of a buffer: keys/values `[B, H, C, d]`, positions `[B, C]`."
+    return None if t is None else t[:, :, i] if t.ndim == 4 else t[:, i]
+
+def _with_graph(*ts) -> bool:
+    "Whether autograd records an operation on these tensors."
+    return torch.is_grad_enabled() and any(t.requires_grad for t in ts)
+
 class KVCache:
-    """Keys and values of the positions one attention layer has seen, for decoding token by token.
+    """Keys and values of the positions one attention layer has seen, for decoding.
 
-    One cache belongs to one attention layer and one batch of sequences. `Attention.forward(x, cache)` appends the
-    keys and values of `x` and attends over everything the cache holds. With padding the cache remembers each slot's
-    position among its sequence's real tokens, so later calls pass only their own `attention_mask`. With a sliding
-    window of `W` it keeps only what later queries can still see (`W - 1` positions without padding).
+    A layer makes one call per forward, `cache.attend(layer, k, v, pos, attention)`:
+    the cache appends the new keys and values to those it holds and returns
+    `attention(keys, values, key_positions)` over all of them, oldest first. The call
+    is a transaction: the new positions are kept only once `attention` has returned,
+    so a call that raises leaves the cache as it was. With padding, each slot keeps its
+    position among its sequence's real tokens. With the layer's window `W`, only what
+    a later query can still see is kept: the last `W - 1` slots while every sequence
+    advances, and at most twice the slots some sequence still needs, plus 8, however
+    the sequences are padded.
 
-    Storage: one buffer of slots for keys `[B, Hkv, C, d]` and one for values `[B, Hkv, C, d_v]` (`d_v` may differ, as
-    in DeepSeek's models), the held positions oldest first in consecutive slots. A call writes its positions into the
-    free slots after them, in place, and attention reads a view: nothing of the past is copied. When a write does not
-    fit, the buffer doubles (capped at the layer's `context_length`), so the past is copied `O(log T)` times; with a
-    window the held positions move to the buffer's front instead once it has an eighth (at least 4 slots) to spare,
-    so a windowed layer's buffer holds at most `8/7` of its window plus 4 slots, and it copies at most 8 positions
-    per token.
-    `differentiable=True` writes by concatenation instead (new tensors every call), so that autograd reaches every
-    cached position.
-
-    Promises, each asserted on this module's page: a write is staged until `commit()`, so a call that raises leaves
-    the cache as it was; an empty cache takes any batch; a copy (`copy.deepcopy`, `torch.save`/`torch.load`)
-    continues exactly as the original.
+    Storage: one buffer of slots for keys `[B, Hkv, C, d]` and one for values
+    `[B, Hkv, C, d_v]`, the held positions oldest first in consecutive slots. A call
+    writes its positions into the free slots after them, in place, and attention reads
+    a view. The past is copied only when the buffer doubles (capped at the layer's
+    `context_length`): `O(log T)` times for `T` tokens. With a window, the held slots
+    move to the buffer's front instead, once it has an eighth (at least 4 slots) to
+    spare, so a windowed buffer holds at most `8/7` of the window plus 4 slots and
+    copies at most 8 positions per token. `differentiable=True` concatenates instead
+    (new tensors every call), so that autograd reaches every cached position.
 
     Raises:
         TypeError: `differentiable` is not a bool.
-        ValueError: from `update`, when new keys/values do not match the held ones (batch, heads, width, dtype,
-            device), come from another layer, or would exceed `max_length`; from `reorder`, when the index is not a
-            1-D integer tensor of rows.
+        ValueError: from `attend`, new keys and values that do not fit the held ones
+            (batch, heads, widths, dtype, device), come from another layer or pass the
+            layer's `context_length`; from `reorder` and `crop`, a bad index or count.
     """
+
     def __init__(self, *,
-                 differentiable:bool=False, # False: write in place (a gradient reaches the current block only; backward through positions cached with autograd on is refused). True: new tensors every call, gradients through every cached position
+                 differentiable:bool=False, # True: gradients reach every held position
                 ):
         check_bool('differentiable', differentiable)
         self.differentiable = differentiable
         self.reset()
 
     def reset(self):
-        "Forget every position and free the buffers; the next `update` may start another batch and shape."
-        self._k = self._v = None  # [B, Hkv, C, d], [B, Hkv, C, d_v] buffers (C = capacity)
-        self._pos = None          # [B, C] int64 once a call was padded: each slot's position among its sequence's
-                                  # real tokens, -1 = pad; None: slot start + i holds position n_seen - len + i
-        self._start = 0           # the oldest held slot
-        self._len = 0             # held slots: start .. start + len - 1
-        self.n_seen = 0           # positions appended since the last reset
-        self._n_real = None       # [B] real tokens seen per sequence, once a call was padded
-        self._kind = None         # (B, Hkv, d, d_v, dtype, device, owner) of what is held
-        self._window = None       # the window of the last committed write (what `crop` may restore)
-        self._graph = False       # a held key/value was written from a tensor that carried a graph
-        self._staged = None       # what an update left to `commit`: (bufs, start, len, graph, n, n_real, kind,
-                                  # window, evict)
-        self._read = None         # the buffers the last in-place update handed out with autograd on (for `guard`)
-        self.n_allocs = 0         # buffers allocated so far
-        self.n_copied = 0         # held positions copied into a new place so far
+        "Forget every position and free the buffers: the cache takes any batch again."
+        self.k = self.v = None      # [B, Hkv, C, d] and [B, Hkv, C, d_v] slot buffers
+        self.pos = None             # [B, C] each slot's position, once a call was padded
+        self.n_real = None          # [B] real tokens seen per sequence, once padded
+        self.start = self.length = 0          # the held slots: start .. start + length
+        self.n_seen = 0             # positions appended since the last reset
+        self.owner = self.window = self.max_length = None  # the filling layer's
+        self.graph = False          # a held position was written with autograd on
+        self.n_allocs = self.n_copied = 0     # buffers made; held positions copied
 
-    def __len__(self): return self._len
-    @property
-    def capacity(self): return 0 if self._k is None else self._k.shape[2]
-    @property
-    def nbytes(self): return 0 if self._k is None else self._k.nbytes + self._v.nbytes
-    @property
-    def batch_size(self): return None if self._kind is None else self._kind[0]
-    @property
-    def n_heads(self): return None if self._kind is None else self._kind[1]
-    @property
-    def head_dim(self): return None if self._kind is None else self._kind[2]
-    @property
-    def dtype(self): return None if self._kind is None else self._kind[4]
-    @property
-    def device(self): return None if self._kind is None else self._kind[5]
-    @property
-    def padded(self): return self._n_real is not None
-    @property
-    def keys(self): return None if self._k is None else self._k[:, :, self._start:self._start + self._len]
-    @property
-    def values(self): return None if self._v is None else self._v[:, :, self._start:self._start + self._len]
+    def __len__(self): return self.length
+    capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
+    nbytes = property(lambda self: 0 if self.k is None else self.k.nbytes + self.v.nbytes)
+    batch_size = property(lambda self: None if self.k is None else self.k.shape[0])
+    n_heads = property(lambda self: None if self.k is None else self.k.shape[1])
+    head_dim = property(lambda self: None if self.k is None else self.k.shape[3])
+    dtype = property(lambda self: None if self.k is None else self.k.dtype)
+    device = property(lambda self: None if self.k is None else self.k.device)
+    padded = property(lambda self: self.n_real is not None)
+    held = property(lambda self: slice(self.start, self.start + self.length))
+    keys = property(lambda self: _slots(self.k, self.held))
+    values = property(lambda self: _slots(self.v, self.held))
+    positions = property(lambda self: _slots(self.pos, self.held))
+
     @property
     def next_position(self) -> int|Tensor:
-        "The position the next real token of each sequence takes: `n_seen`, or `[B]` counts once a call was padded."
-        return self.n_seen if self._n_real is None else self._n_real
+        "The next real token's position: `n_seen`, or `[B]` counts once padded."
+        return self.n_seen if self.n_real is None else self.n_real
 
     def __repr__(self):
-        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, "
-                f"batch_size={self.batch_size}, n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype}"
+        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, "
+                f"capacity={self.capacity}, batch_size={self.batch_size}, "
+                f"n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype}"
                 f"{', differentiable=True' if self.differentiable else ''})")
 
-    def update(self,
+    def attend(self,
+               layer, # the calling layer: its `uid`, `window` and `context_length`
                k_new:Tensor, # [B, Hkv, n, d] keys of the n new positions
                v_new:Tensor, # [B, Hkv, n, d_v] their values
-               pos:Tensor|None=None, # [B, n] int64 positions among real tokens, -1 = pad; None: no padding in this call
-               *,
-               window:int|None=None, # keep only what a sliding window of this many positions can still see
-               max_length:int|None=None, # refuse to hold more than this many positions (the layer's context_length)
-               commit:bool=True, # make the write permanent now; False: at `commit()`, so that a failed call is undone
-               owner:int|None=None, # the writing layer's id: a cache filled by one layer refuses another
-              ) -> tuple: # (k [B, Hkv, K, d], v [B, Hkv, K, d_v], k_pos [B, K] or None): what to attend over, oldest
-                          # first, the n new positions last; k_pos is None when no call was padded
-        "Append `n` positions and return the keys and values to attend over: the held ones, then the new ones."
-        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor) and k_new.ndim == 4 == v_new.ndim
-                and k_new.shape[:3] == v_new.shape[:3]):
-            raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, d_v], got "
-                             f"{shape_of(k_new)} and {shape_of(v_new)}")
-        (B, H, n, d), dtype, device = k_new.shape, k_new.dtype, k_new.device
-        if v_new.dtype != dtype or v_new.device != device:
-            raise ValueError(f"k_new and v_new must share dtype and device, got {dtype} on {device} "
-                             f"and {v_new.dtype} on {v_new.device}")
-        if n < 1: raise ValueError(f"k_new must hold at least one position, got shape {list(k_new.shape)}")
-        if max_length is not None and self.n_seen + n > max_length:
-            raise ValueError(f"{n} new positions after {self.n_seen} cached exceed max_length={max_length}; raise "
-                             f"the layer's context_length, or call cache.reset() to start a new sequence")
-        if window is not None: window = check_int('window', window, 1)
-        kind = (B, H, d, v_new.shape[3], dtype, device, owner)
-        if kind != self._kind: self._check(kind)
-        self._staged = self._read = None        # an uncommitted write wrote only free slots: nothing to undo
-        n_real = self._n_real
-        if pos is not None or n_real is not None:        # positions per slot from the first padded call on
-            if n_real is None: n_real = torch.full((B,), self.n_seen, dtype=torch.long, device=device)
-            if pos is None: pos = n_real[:, None] + torch.arange(n, device=device)
+               pos:Tensor|None, # [B, n] their positions, -1 = pad; None: no padding
+               attention, # attention(k, v, k_pos) -> the layer's output
+              ): # what `attention` returned
+        """Return `attention(k, v, k_pos)` over the held positions and the new ones
+        (`k [B, Hkv, K, d]`, `v [B, Hkv, K, d_v]` oldest first, the `n` new last;
+        `k_pos [B, K]`, or None while no call was padded); then keep the new ones."""
+        n, graph = self._check(layer, k_new, v_new), _with_graph(k_new, v_new)
+        n_real = self.n_real
+        if pos is not None or n_real is not None:        # positions per slot from now on
+            if n_real is None:
+                n_real = k_new.new_full(k_new.shape[:1], self.n_seen, dtype=torch.long)
+            if pos is None:
+                pos = n_real[:, None] + torch.arange(n, device=k_new.device)
             n_real = torch.maximum(n_real, pos.amax(1) + 1)
-        if self._len == 0: k, v, k_pos = self._fresh(k_new, v_new, pos, n_real, window)
-        else: k, v, k_pos = self._append(k_new, v_new, pos, window, max_length)
-        self._staged += (n, n_real, kind, window, self._len > 0)  # (bufs, start, len, graph) + what the call adds
-        if commit: self.commit()
-        return k, v, k_pos
-
-    def _check(self, kind):
-        "Refuse keys/values that cannot join the held ones, naming both values; an empty cache takes any."
-        if kind == self._kind: return
-        if self.n_seen == 0:
-            if self._k is not None and (self._k.shape[0], self._k.shape[1], self._k.shape[3], self._v.shape[3],
-                                        self._k.dtype, self._k.device) != kind[:6]:
-                self._k = self._v = self._pos = None   # buffers of a call that failed: start afresh
-            return
-        for i, name in enumerate(('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')):
-            if self._kind[i] != kind[i]:
-                raise ValueError(f"the new keys have {name}={kind[i]} but the cache holds {name}={self._kind[i]}; "
-                                 f"use one KVCache per attention layer, or call cache.reset() to start a new sequence")
-        if kind[6] != self._kind[6]:
-            raise ValueError("the cache holds positions written by another attention layer; use one KVCache per "
-                             "layer, or call cache.reset() to start a new sequence")
-
-    def _alloc(self, cap, k_like, v_like):
-        "New buffers of `cap` slots holding the held slots first (free slots at position -1)."
-        (B, H, _, d), dv, L = k_like.shape, v_like.shape[3], self._len
-        k, v = k_like.new_zeros(B, H, cap, d), v_like.new_zeros(B, H, cap, dv)
-        p = None if self._pos is None else torch.full((B, cap), -1, dtype=torch.long, device=k.device)
-        if L:
-            k[:, :, :L], v[:, :, :L] = self.keys, self.values
-            if p is not None: p[:, :L] = self._pos[:, self._start:self._start + L]
-        self._k, self._v, self._pos, self._start = k, v, p, 0
-        self.n_allocs += 1; self.n_copied += L
-
-    def _keep(self, pos, n_real, n, window):
-        "How many of the last `n` slots later queries can still see (the new ones, before any is held)."
-        if window is None: return n
-        if pos is None: return min(n, window - 1)
-        need = (pos >= (n_real - window + 1)[:, None]).any(0)            # [n] a later query of some sequence sees it
-        if need.is_meta: raise ValueError("padding with a window needs the positions' values to evict old slots, "
-                                          "and tensors on the meta device hold none: run on a real device")
-        return n - int(torch.cat((need, need.new_ones(1))).int().argmax())  # one host sync; 0 when none is needed
-
-    def _to_front(self):
-        "Move the held slots to the front of the buffers, in steps no longer than the shift (no overlap, no new buffer)."
-        s, L = self._start, self._len
-        for buf in (self._k, self._v, self._pos):
-            if buf is None: continue
-            dim = 2 if buf.ndim == 4 else 1
-            for j in range(0, L, s): m = min(s, L - j); buf.narrow(dim, j, m).copy_(buf.narrow(dim, s + j, m))
-        self._start = 0; self.n_copied += L
-
-    def _fresh(self, k_new, v_new, pos, n_real, window):
-        "Nothing held: attend over the new keys themselves; keep only what later queries can see."
-        n = k_new.shape[2]
-        keep = self._keep(pos, n_real, n, window)
-        if self.differentiable:
-            bufs = (k_new[:, :, n - keep:], v_new[:, :, n - keep:], None if pos is None else pos[:, n - keep:])
-            self._staged = (bufs, 0, keep, False)
-        else:
-            cap = keep if window is None else max(keep, min(n, window))     # with a window: room for one more token
-            if (self._k is None or self.capacity < cap or (not torch.compiler.is_compiling() and self._k.is_inference()
-                                                           and not torch.is_inference_mode_enabled())):
-                self._k = self._v = self._pos = None
-                if cap: self._alloc(cap, k_new, v_new)
-            if pos is not None and self._k is not None and (self._pos is None or self._pos.shape[1] != self.capacity):
-                self._pos = torch.full((k_new.shape[0], self.capacity), -1, dtype=torch.long, device=k_new.device)
-            if keep:
-                self._k[:, :, :keep] = k_new[:, :, n - keep:].detach()
-                self._v[:, :, :keep] = v_new[:, :, n - keep:].detach()
-                if pos is not None: self._pos[:, :keep] = pos[:, n - keep:]
-            self._staged = (None, 0, keep, torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad))
-        return k_new, v_new, pos
-
-    def _append(self, k_new, v_new, pos, window, max_length):
-        "Positions held: write the new ones after them and return a view of all of them."
-        n, L, s = k_new.shape[2], self._len, self._start
-        if pos is not None and self._n_real is None:                  # the held slots' positions, made explicit once
-            base = self.n_seen - L
-            self._pos = torch.full((k_new.shape[0], self.capacity), -1, dtype=torch.long, device=k_new.device)
-            self._pos[:, s:s + L] = torch.arange(base, base + L, device=k_new.device)
-        if self.differentiable:                                       # new tensors every call
+        fresh = self.length == 0
+        if fresh:
+            k, v, k_pos = k_new, v_new, pos
+        elif self.differentiable:
             k, v = torch.cat((self.keys, k_new), 2), torch.cat((self.values, v_new), 2)
-            p = None if pos is None else torch.cat((self._pos[:, s:s + L], pos), 1)
-            self.n_allocs += 1; self.n_copied += L
-            self._staged = ((k, v, p), 0, L + n, False)
-            return k, v, None if p is None else p.clone()
-        need, C = L + n, self._k.shape[2]
-        if not torch.compiler.is_compiling() and self._k.is_inference() and not torch.is_inference_mode_enabled():
-            self._alloc(C, k_new, v_new)                              # filled under inference_mode: not writable now
-        if self._start + need > C:                                    # no room after the held slots:
-            if need + max(4, C // 8) <= C: self._to_front()          # a window's held slots move to the front,
-            else:                                                     # or the buffer doubles, no further than
-                cap = 2 * C if max_length is None else min(2 * C, max_length)  # the layer can hold, or than a
-                if window is not None:                                # window holds plus an eighth
-                    w = window - 1 + n; cap = min(cap, w + max(4, -(-w // 7)))
-                self._alloc(max(need, cap), k_new, v_new)
-        s = self._start
-        graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
-        kb, vb = (self._k.detach(), self._v.detach()) if graph else (self._k, self._v)  # with autograd: an alias whose
-        kb[:, :, s + L:s + need], vb[:, :, s + L:s + need] = k_new, v_new                # history is this write alone
-        if pos is not None: self._pos[:, s + L:s + need] = pos
-        k, v = kb[:, :, s:s + need], vb[:, :, s:s + need]  # views: the new slots carry k_new's gradient, the held
-                                                            # are constants
-        if graph: self._read = (self._k, self._v, self._k._version, self._v._version, L if self._graph else 0)
-        self._staged = (None, s, need, graph)
-        return k, v, None if pos is None else self._pos[:, s:s + need].clone()
-
-    def commit(self):
-        "Make the staged write permanent, then drop the slots no later query can see (with a window)."
-        st, self._staged = self._staged, None
-        if st is None: return
-        bufs, self._start, self._len, graph, n, self._n_real, self._kind, W, evict = st
-        if bufs is not None: self._k, self._v, self._pos = bufs
-        self._graph, self.n_seen, self._window, L = self._graph or graph, self.n_seen + n, W, self._len
-        if W is None or L == 0 or not evict: return
-        if self._n_real is None: drop = max(0, L - (W - 1))
-        else: drop = L - self._keep(self._pos[:, self._start:self._start + L], self._n_real, L, W)
-        self._start, self._len = self._start + drop, L - drop
-        if bufs is None and self.capacity > max(self._len + 1, W) + max(4, -(-W // 7)):  # a chunk's room:
-            self._alloc(max(self._len + 1, W), self._k, self._v)  # back to what a one-call prefill leaves
-
-    def crop(self, n:int): # positions to keep: the first n seen
-        "Forget every position after the first `n` seen, without a copy: speculative decoding, or a new continuation of a prefix."
-        n, base = check_int('n', n, 0), self.n_seen - self._len
-        if n > self.n_seen: raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
-        W, drop = self._window, self.n_seen - n
-        if drop and W is not None and base and (self._n_real is not None or n - (W - 1) < base):
-            raise ValueError(f"n={n}: the next query would see positions from {max(0, n - W + 1)} on, but the window "
-                             f"of {W} has dropped every position before {base}" + (
-                             " (with padding, a cache that has dropped positions cannot be cropped)"
-                             if self._n_real is not None else ""))
-        self._staged = self._read = None
-        if drop and self._n_real is not None:                          # each sequence's real tokens dropped
-            gone = self._pos[:, self._start + self._len - drop:self._start + self._len]
-            self._n_real = self._n_real - (gone >= 0).sum(1)
-        self._len -= drop; self.n_seen = n
-        if n == 0: self._n_real = self._pos = None; self._graph = False    # empty: as after reset(), any batch
-
-    def guard(self,
-              out:Tensor, # the output of the kernel call that read the keys/values of the last `update`
-             ) -> Tensor: # `out`, refusing backward once a later call has overwritten what that call read
-        """Refuse `backward` through `out` once a later call has written into the buffer it attended over, or when the
-        positions it read were written with autograd on (in place, the cache keeps no graph for them)."""
-        node = out.grad_fn                                    # the kernel's backward (None without autograd)
-        if self._read is None or node is None or torch.compiler.is_compiling(): return out
-        k, v, kv, vv, held = self._read                       # the buffers (no graph) and their versions after the write
-        def check(grad_outputs):
-            if held:
-                raise RuntimeError(f"this KVCache(differentiable=False) holds {held} positions written with autograd on "
-                                   f"but keeps no graph for them, so the gradient through them would be missing. Create "
-                                   f"it as KVCache(differentiable=True) to backpropagate through cached positions, or "
-                                   f"fill it under torch.no_grad()")
-            if (k._version, v._version) != (kv, vv):
-                raise RuntimeError("backward reached keys/values that a later call has overwritten since: the default "
-                                   "KVCache writes each call into the buffer earlier blocks attended over. Call "
-                                   "backward before the next cached call, or create the cache as "
-                                   "KVCache(differentiable=True) to keep every step's keys and values for backward")
-        node.register_prehook(check)  # runs when backward reaches the kernel, before its backward
+            self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + self.length
+        else:
+            k, v = self._write(k_new, v_new, graph)
+        if not fresh:
+            k_pos = None if pos is None else torch.cat((self._known(), pos), 1)
+        out = attention(k, v, k_pos)                     # may raise: nothing kept yet
+        if graph and not (fresh or self.differentiable):
+            out = self._guard(out)
+        self.n_seen, self.n_real = self.n_seen + n, n_real
+        if fresh and not self.differentiable:            # a buffer for what later
+            keep = self._kept(k_pos, n)                  # queries can see
+            cap = n if self.window is None else min(n, self.window)
+            self._fill(max(cap, _slots(k, keep).shape[2]), *(_slots(t, keep) for t in (k, v, k_pos)))
+            self.graph = graph
+            return out
+        if fresh or self.differentiable:                 # new tensors, held as they are
+            self.k, self.v, self.pos, self.start, self.length = k, v, k_pos, 0, k.shape[2]
+        else:
+            self._add_positions(pos, n)
+            self.length, self.graph = self.length + n, self.graph or graph
+        self._evict()
         return out
 
-    def reorder(self, index:Tensor): # [B'] int64 rows of the batch to keep, in their new order (beam search)
+    def _check(self, layer, k_new:Tensor, v_new:Tensor) -> int:
+        "Refuse keys/values that cannot join the held ones, naming both; n, the count."
+        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)
+                and k_new.ndim == 4 == v_new.ndim and k_new.shape[:3] == v_new.shape[:3]):
+            raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, "
+                             f"d_v], got {shape_of(k_new)} and {shape_of(v_new)}")
+        if (v_new.dtype, v_new.device) != (k_new.dtype, k_new.device):
+            raise ValueError(f"k_new and v_new must share dtype and device, got "
+                             f"{k_new.dtype} on {k_new.device} and {v_new.dtype} on "
+                             f"{v_new.device}")
+        n, most = k_new.shape[2], layer.context_length
+        if n < 1:
+            raise ValueError(f"k_new must hold at least one position, got shape "
+                             f"{list(k_new.shape)}")
+        if most is not None and self.n_seen + n > most:
+            raise ValueError(f"{n} new positions after {self.n_seen} cached exceed the "
+                             f"layer's context_length={most}; raise it, or call "
+                             f"cache.reset() to start a new sequence")
+        if self.n_seen:
+            names = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
+            new = (*k_new.shape[:2], k_new.shape[3], v_new.shape[3], k_new.dtype, k_new.device)
+            held = (*self.k.shape[:2], self.k.shape[3], self.v.shape[3], self.k.dtype,
+                    self.k.device)
+            for name, a, b in zip(names, new, held):
+                if a != b:
+                    raise ValueError(f"the new keys have {name}={a} but the cache holds "
+                                     f"{name}={b}; use one KVCache per attention layer, "
+                                     f"or call cache.reset() to start a new sequence")
+            if layer.uid != self.owner:
+                raise ValueError("the cache holds positions written by another attention "
+                                 "layer; use one KVCache per layer, or call "
+                                 "cache.reset() to start a new sequence")
+        self._bind(layer)
+        return n
+
+    def _bind(self, layer):
+        "What the cache keeps of the layer that fills it."
+        self.owner, self.window, self.max_length = layer.uid, layer.window, layer.context_length
+
+    def _known(self) -> Tensor:
+        "The held slots' positions (slot i of L holds n_seen - L + i until a call is padded)."
+        if self.pos is not None:
+            return self.positions
+        first = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
+        return first.expand(self.batch_size, -1)
+
+    def _add_positions(self, pos:Tensor|None, n:int):
+        "Write the new slots' positions, after making the held ones explicit if need be."
+        if pos is None:
+            return
+        if self.pos is None:
+            self.pos = torch.full(self.k.shape[:1] + self.k.shape[2:3], -1,
+                                  dtype=torch.long, device=self.k.device)
+            self.pos[:, self.held] = self._known()
+        end = self.start + self.length
+        self.pos[:, end:end + n] = pos
+
+    def _write(self, k_new:Tensor, v_new:Tensor, graph:bool) -> tuple:
+        "Write the new keys and values into free slots; a view of every slot to attend."
+        n, L = k_new.shape[2], self.length
+        if (not torch.compiler.is_compiling() and self.k.is_inference()
+                and not torch.is_inference_mode_enabled()):
+            self._move(self.capacity)                    # not writable outside it
+        if self.start + L + n > self.capacity:
+            self._make_room(n)
+        s, e = self.start, self.start + L + n
+        kb, vb = (self.k.detach(), self.v.detach()) if graph else (self.k, self.v)
+        kb[:, :, e - n:e], vb[:, :, e - n:e] = k_new, v_new   # history: this write
+        return kb[:, :, s:e], vb[:, :, s:e]
+
+    def _make_room(self, n:int):
+        "Room for n more slots: the held ones to the front (a window), or a larger buffer."
+        need, C = self.length + n, self.capacity
+        if need + max(4, C // 8) <= C:
+            return self._to_front()
+        cap = 2 * C if self.max_length is None else min(2 * C, self.max_length)
+        if self.window is not None:                     # what a window holds, + an eighth
+            w = max(self.window - 1, self.length) + n
+            cap = min(cap, w + max(4, -(-w // 7)))
+        self._move(max(need, cap))
+
+    def _to_front(self):
+        "Move the held slots to the front, in steps no longer than the shift (no overlap)."
+        s, L = self.start, self.length
+        for buf in (self.k, self.v, self.pos):
+            for j in range(0, L, s) if buf is not None else ():
+                m = min(s, L - j)
+                _slots(buf, slice(j, j + m)).copy_(_slots(buf, slice(s + j, s + j + m)))
+        self.start = 0
+        self.n_copied += L
+
+    def _move(self, cap:int, keep=slice(None)):
+        "New buffers of `cap` slots, the held slots (those `keep` picks) first."
+        self._fill(cap, *(_slots(t, keep) for t in (self.keys, self.values, self.positions)))
+        self.n_copied += self.length
+
+    def _fill(self, cap:int, k:Tensor, v:Tensor, pos:Tensor|None):
+        "New buffers of `cap` slots holding k, v (and their positions) first."
+        (B, H, L, d), dv = k.shape, v.shape[3]
+        self.k, self.v = k.new_zeros(B, H, cap, d), v.new_zeros(B, H, cap, dv)
+        self.k[:, :, :L], self.v[:, :, :L] = k.detach(), v.detach()
+        self.pos = None if pos is None else F.pad(pos, (0, cap - L), value=-1)
+        self.start, self.length = 0, L
+        self.n_allocs += 1
+
+    def _kept(self, pos:Tensor|None, L:int):
+        "Which of the last L slots a later query can see: a slice, or an index of slots."
+        W = self.window
+        if W is None or L == 0:
+            return slice(0, L)
+        if pos is None:
+            return slice(max(0, L - W + 1), L)
+        need = (pos >= (self.n_real - W + 1)[:, None]).any(0)  # a later query sees it
+        if need.is_meta:
+            raise ValueError("padding with a window needs the positions' values to drop "
+                             "old slots, and tensors on the meta device hold none: run on "
+                             "a real device")
+        idx = need.nonzero()[:, 0].tolist()              # one host sync
+        first = idx[0] if idx else L
+        return slice(first, L) if len(idx) == L - first else torch.tensor(idx, device=pos.device)
+
+    def _evict(self):
+        "Drop the slots no later query can see; gather the rest when they are scattered."
+        keep, W = self._kept(self.positions, self.length), self.window
+        if isinstance(keep, slice) or self.length - int(keep[0]) <= 2 * len(keep) + 8:
+            first = keep.start if isinstance(keep, slice) else int(keep[0])
+            self.start, self.length = self.start + first, self.length - first
+        elif self.differentiable:
+            self.k, self.v, self.pos = (_slots(t, keep + self.start) for t in (self.k, self.v, self.pos))
+            self.start, self.length = 0, len(keep)
+        else:
+            self._move(max(len(keep) + 1, W), keep)
+        room = max(self.length + 1, W or 0)              # back to what a prefill leaves
+        if W is not None and not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
+            self._move(room)
+
+    def _guard(self, out):
+        """Refuse backward through `out` once a later call has written into the buffers
+        it read, or when it read positions written with autograd on (in place, the
+        cache keeps no graph for them)."""
+        if torch.compiler.is_compiling():
+            return out
+        k, v, held = self.k, self.v, self.length if self.graph else 0
+        versions = (k._version, v._version)             # after this call's write
+
+        def check(grad_outputs):
+            if held:
+                raise RuntimeError(
+                    f"this KVCache(differentiable=False) holds {held} positions written "
+                    f"with autograd on but keeps no graph for them, so the gradient "
+                    f"through them would be missing. Create it as KVCache(differentiable="
+                    f"True) to backpropagate through cached positions, or fill it under "
+                    f"torch.no_grad()")
+            if (k._version, v._version) != versions:
+                raise RuntimeError(
+                    "backward reached keys/values that a later call has overwritten "
+                    "since: the default KVCache writes each call into the buffer earlier "
+                    "blocks attended over. Call backward before the next cached call, or "
+                    "create the cache as KVCache(differentiable=True)")
+
+        for t in out if isinstance(out, tuple) else (out,):
+            if isinstance(t, Tensor) and t.grad_fn is not None:
+                t.grad_fn.register_prehook(check)       # before the kernel's backward
+        return out
+
+    def crop(self,
+             n:int, # positions to keep: the first n seen
+            ):
+        """Forget every position after the first `n` seen, without a copy (speculative
+        decoding, another continuation of a prefix). `crop(0)` empties the cache."""
+        n, base = check_int('n', n, 0), self.n_seen - self.length
+        if n > self.n_seen:
+            raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
+        W, drop = self.window, self.n_seen - n
+        if drop and W is not None and base and (self.padded or n - (W - 1) < base):
+            raise ValueError(
+                f"n={n}: the next query would see positions from {max(0, n - W + 1)} on, "
+                f"but the window of {W} has dropped every position before {base}" + (
+                    " (with padding, a cache that has dropped positions cannot be "
+                    "cropped)" if self.padded else ""))
+        if drop and self.padded:                        # each sequence's real tokens
+            self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
+        self.length, self.n_seen = self.length - drop, n
+        if n == 0:
+            self.n_real = self.pos = None
+            self.graph = False
+
+    def reorder(self,
+                index:Tensor, # [B'] rows of the batch to keep, in their new order
+               ):
         "Keep the batch rows `index` (in that order), as beam search does after each step."
-        if not isinstance(index, Tensor) or index.ndim != 1 or index.dtype.is_floating_point or index.dtype == torch.bool:
-            raise ValueError(f"index must be a 1-D integer tensor of batch rows, got {shape_of(index)}"
-                             f"{'' if not isinstance(index, Tensor) else f' of dtype {index.dtype}'}")
-        self._staged = self._read = None
-        if self._kind is None: return
-        index = index.to(self._kind[5])
-        if self._k is not None: self._k, self._v = self._k[index], self._v[index]
-        if self._pos is not None: self._pos = self._pos[index]
-        if self._n_real is not None: self._n_real = self._n_real[index]
-        self._kind = (len(index),) + self._kind[1:]
+        if (not isinstance(index, Tensor) or index.ndim != 1
+                or index.dtype.is_floating_point or index.dtype == torch.bool):
+            raise ValueError(f"index must be a 1-D integer tensor of batch rows, got "
+                             f"{shape_of(index)}" + (f" of dtype {index.dtype}"
+                                                     if isinstance(index, Tensor) else ""))
+        if self.k is None:
+            return
+        index = index.to(self.k.device)
+        self.k, self.v = self.k[index], self.v[index]
+        self.pos = None if self.pos is None else self.pos[index]
+        self.n_real = None if self.n_real is None else self.n_real[index]

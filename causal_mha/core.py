@@ -82,7 +82,7 @@ class Attention(nn.Module):
         for name, flag in (('sinks', sinks), ('qkv_bias', qkv_bias), ('out_bias', out_bias)): check_bool(name, flag)
         if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
             raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
-        kw, self.qk_norm, self._cache_id = dict(device=device, dtype=dtype), qk_norm, uuid.uuid4().int >> 65
+        kw, self.qk_norm, self.uid = dict(device=device, dtype=dtype), qk_norm, uuid.uuid4().int >> 65
         norm_eps = check_positive('norm_eps', norm_eps)
         self.qkv = nn.Linear(d_model, (n_heads + 2 * Hkv) * d, bias=qkv_bias, **kw)     # rows: q | k | v
         if qk_norm is not None:                      # over a head's width, or over the whole query / key projection
@@ -137,15 +137,14 @@ class Attention(nn.Module):
             pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
         if self.rotary is not None: q, k = self.rotate_qk(q, k, pos)         # turned by position, angles once
         k_pos = None if pos is None or pos.ndim == 1 else pos              # [B, T] with padding
-        if cache is not None:                                              # + the held positions, staged
-            k, v, k_pos = cache.update(k, v, k_pos, window=self.window, max_length=self.context_length,
-                                       commit=False, owner=self._cache_id)
-        ctx, w = attend(q, k, v, None if k_pos is None else Positions(pos, k_pos),
-                        window=self.window, scale=self.query_scale, dropout_p=self.dropout if self.training else 0.0,
-                        softcap=self.softcap, sinks=self.sinks, explicit=explicit or need_weights)
-        if cache is not None: ctx = cache.guard(ctx)                       # backward after a later write: refused
-        out = self.out_proj(merge_heads(ctx))                              # [B, T, D]: mixes the heads
-        if cache is not None: cache.commit()                               # only a completed call is kept
+
+        def finish(k, v, k_pos):                                           # over these keys: attend, project out
+            ctx, w = attend(q, k, v, None if k_pos is None else Positions(pos, k_pos),
+                            window=self.window, scale=self.query_scale, dropout_p=self.dropout if self.training else 0.0,
+                            softcap=self.softcap, sinks=self.sinks, explicit=explicit or need_weights)
+            return self.out_proj(merge_heads(ctx)), w                      # [B, T, D]: mixes the heads
+
+        out, w = finish(k, v, k_pos) if cache is None else cache.attend(self, k, v, k_pos, finish)  # + held, kept on success
         if valid is not None:                                              # pads' outputs (and weights) are 0
             out = out.masked_fill(~valid[..., None], 0)
             if w is not None: w = w.masked_fill(~valid[:, None, :, None], 0)

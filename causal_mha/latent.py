@@ -32,7 +32,12 @@ class LatentCache(KVCache):
         latent: `[B, S, kv_lora_rank]` the held latents, oldest first (a view of the buffer), or None when empty.
         k_rope: `[B, S, qk_rope_head_dim]` the held rotated rope keys (a view), or None when empty.
     """
-    kv_lora_rank = None  # the latent's width, set by the module that fills the cache
+    kv_lora_rank = None  # the latent's width: the filling layer's
+
+    def _bind(self, layer):
+        "What the cache keeps of the layer that fills it, the latent's width too."
+        super()._bind(layer)
+        self.kv_lora_rank = layer.kv_lora_rank
 
     @property
     def key(self): return None if self.keys is None else self.keys[:, 0]            # [B, S, r + dr]
@@ -57,6 +62,8 @@ class LatentAttention(nn.Module):
             positive number, `context_length` is not an int >= 1 or None.
         TypeError: `bias` is not a bool.
     """
+    window = None  # no sliding window (what a cache asks of its layer)
+
     def __init__(self,
                  d_model:int, # D, the input and output width
                  n_heads:int, # H, the query heads (every head has its own key and value, rebuilt from the latent)
@@ -86,7 +93,7 @@ class LatentAttention(nn.Module):
         self.d_model, self.n_heads, self.kv_lora_rank, self.q_lora_rank = D, H, r, q_lora_rank
         self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
         self.context_length, self.rope_theta, self.scale = context_length, rope_theta, 1 / math.sqrt(dn + dr)
-        self._cache_id = uuid.uuid4().int >> 65                                       # a LatentCache holds one layer's
+        self.uid = uuid.uuid4().int >> 65                                             # a LatentCache holds one layer's
         if q_lora_rank is None: self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
             self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)                 # down
@@ -117,13 +124,9 @@ class LatentAttention(nn.Module):
         q_nope, q_rope, latent, k_rope = self.project(x, valid)              # [B, H, T, dn | dr], [B, 1, T, r | dr]
         q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)                 # rotated by position, angles once
         key, k_pos = torch.cat((latent, k_rope), -1), None if pos.ndim == 1 else pos  # [B, 1, T, r + dr]
-        if cache is not None:                                                # + the held positions, staged
-            key, _, k_pos = cache.update(key, key[..., :0], k_pos, max_length=self.context_length, commit=False,
-                                         owner=self._cache_id)
-            cache.kv_lora_rank = self.kv_lora_rank
         attend = self.attend_absorbed if absorb else self.attend
-        out = attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos))  # [B, T, D]
-        if cache is not None: out = cache.guard(out); cache.commit()         # only a completed call is kept
+        def finish(key, _, k_pos): return attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos))
+        out = finish(key, None, k_pos) if cache is None else cache.attend(self, key, key[..., :0], k_pos, finish)
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
     def _check_input(self, x, cache, attention_mask, absorb):
