@@ -6,7 +6,6 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
-import torch.nn.functional as F
 from .ground import check_bool, check_int, shape_of
 
 # %% auto #0
@@ -14,74 +13,93 @@ __all__ = ['KVCache']
 
 # %% ../nbs/08c_cache.ipynb #3c20b0fb
 def _slots(t:Tensor|None, i) -> Tensor|None:
-    "Slots `i` (a slice or an index) of a buffer: keys/values `[B, H, C, d]`, positions `[B, C]`."
+    "Slots `i` of a buffer: keys or values `[B, H, C, d]`, positions `[B, C]`."
     return None if t is None else t[:, :, i] if t.ndim == 4 else t[:, i]
 
-def _with_graph(*ts) -> bool:
-    "Whether autograd records an operation on these tensors."
-    return torch.is_grad_enabled() and any(t.requires_grad for t in ts)
+_KIND = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
+
+def _kind(k:Tensor, v:Tensor) -> tuple:
+    "What the keys and values of every call must share, named by `_KIND`."
+    return (k.shape[0], k.shape[1], k.shape[3], v.shape[3], k.dtype, k.device)
+
+def _guard(out, k:Tensor, v:Tensor, held:int):
+    """Refuse backward through `out` once a later call has written into `k` or `v`, or
+    when it read `held` positions written with autograd on (no graph kept for them)."""
+    versions = (k._version, v._version)               # after this call's write
+
+    def check(grad_outputs):
+        if held: raise RuntimeError(
+            f"this KVCache(differentiable=False) holds {held} positions written with "
+            f"autograd on but keeps no graph for them, so the gradient through them "
+            f"would be missing: create it as KVCache(differentiable=True), or fill it "
+            f"under torch.no_grad()")
+        if (k._version, v._version) != versions: raise RuntimeError(
+            "backward reached keys/values that a later call has overwritten since (the "
+            "default KVCache writes each call into the buffer earlier calls read): call "
+            "backward before the next cached call, or use KVCache(differentiable=True)")
+
+    for t in out if isinstance(out, tuple) else (out,):
+        if isinstance(t, Tensor) and t.grad_fn is not None:
+            t.grad_fn.register_prehook(check)         # before the kernel's backward
+    return out
 
 class KVCache:
     """Keys and values of the positions one attention layer has seen, for decoding.
 
-    A layer makes one call per forward, `cache.attend(layer, k, v, pos, attention)`:
-    the cache appends the new keys and values to those it holds and returns
-    `attention(keys, values, key_positions)` over all of them, oldest first. The call
-    is a transaction: the new positions are kept only once `attention` has returned,
-    so a call that raises leaves the cache as it was. With padding, each slot keeps its
-    position among its sequence's real tokens. With the layer's window `W`, only what
-    a later query can still see is kept: the last `W - 1` slots while every sequence
-    advances, and at most twice the slots some sequence still needs, plus 8, however
-    the sequences are padded.
+    A layer makes one call per forward: `cache.attend(layer, k, v, pos, attention)`
+    appends the new keys and values to those held and returns `attention(keys,
+    values, positions)` over all of them, oldest first. The call is a transaction:
+    the new positions count as held only once `attention` has returned, so a call
+    that raises leaves the cache as it was. Once a call is padded, each slot keeps its
+    position among its sequence's real tokens. With the layer's window `W` the cache
+    keeps what a later query can still see: the last `W - 1` positions while every
+    sequence advances, and at most twice the slots some sequence still needs, plus 8,
+    however the batch is padded.
 
-    Storage: one buffer of slots for keys `[B, Hkv, C, d]` and one for values
-    `[B, Hkv, C, d_v]`, the held positions oldest first in consecutive slots. A call
-    writes its positions into the free slots after them, in place, and attention reads
-    a view. The past is copied only when the buffer doubles (capped at the layer's
-    `context_length`): `O(log T)` times for `T` tokens. With a window, the held slots
-    move to the buffer's front instead, once it has an eighth (at least 4 slots) to
-    spare, so a windowed buffer holds at most `8/7` of the window plus 4 slots and
-    copies at most 8 positions per token. `differentiable=True` concatenates instead
-    (new tensors every call), so that autograd reaches every cached position.
+    Storage: buffers of slots for keys `[B, Hkv, C, d]` and values `[B, Hkv, C, d_v]`,
+    the held positions oldest first in consecutive slots. A call writes into the free
+    slots after them, in place, and attention reads a view; a first call gets buffers
+    of its own size. The past is copied only into a new buffer: twice as large
+    (capped at the layer's `context_length`), so `O(log T)` times for `T` tokens; with
+    a window, of the window's size plus an eighth (at least 4 slots), so at most 8
+    positions per token. `differentiable=True` concatenates instead, new tensors every
+    call, so that autograd reaches every held position.
 
     Raises:
         TypeError: `differentiable` is not a bool.
-        ValueError: from `attend`, new keys and values that do not fit the held ones
-            (batch, heads, widths, dtype, device), come from another layer or pass the
-            layer's `context_length`; from `reorder` and `crop`, a bad index or count.
+        ValueError: from `attend`, keys and values that do not fit the held ones, come
+            from another layer or pass the layer's `context_length`; from `reorder`
+            and `crop`, a bad index or count.
     """
-
-    def __init__(self, *,
-                 differentiable:bool=False, # True: gradients reach every held position
-                ):
+    def __init__(self, *, differentiable:bool=False): # gradients reach every position
         check_bool('differentiable', differentiable)
         self.differentiable = differentiable
         self.reset()
 
     def reset(self):
         "Forget every position and free the buffers: the cache takes any batch again."
-        self.k = self.v = None      # [B, Hkv, C, d] and [B, Hkv, C, d_v] slot buffers
-        self.pos = None             # [B, C] each slot's position, once a call was padded
-        self.n_real = None          # [B] real tokens seen per sequence, once padded
-        self.start = self.length = 0          # the held slots: start .. start + length
-        self.n_seen = 0             # positions appended since the last reset
+        self.k = self.v = None  # [B, Hkv, C, d] and [B, Hkv, C, d_v] slot buffers
+        self.pos = None         # [B, C] each slot's position, once a call was padded
+        self.n_real = None      # [B] real tokens per sequence, once a call was padded
+        self.start = self.length = self.n_seen = 0  # held: slots start..start+length
         self.owner = self.window = self.max_length = None  # the filling layer's
-        self.graph = False          # a held position was written with autograd on
-        self.n_allocs = self.n_copied = 0     # buffers made; held positions copied
+        self.graph = False      # a held position was written with autograd on
+        self.n_allocs = self.n_copied = 0  # new buffers; held positions copied
 
     def __len__(self): return self.length
     capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
     nbytes = property(lambda self: 0 if self.k is None else self.k.nbytes + self.v.nbytes)
-    batch_size = property(lambda self: None if self.k is None else self.k.shape[0])
-    n_heads = property(lambda self: None if self.k is None else self.k.shape[1])
-    head_dim = property(lambda self: None if self.k is None else self.k.shape[3])
-    dtype = property(lambda self: None if self.k is None else self.k.dtype)
-    device = property(lambda self: None if self.k is None else self.k.device)
     padded = property(lambda self: self.n_real is not None)
     held = property(lambda self: slice(self.start, self.start + self.length))
     keys = property(lambda self: _slots(self.k, self.held))
     values = property(lambda self: _slots(self.v, self.held))
-    positions = property(lambda self: _slots(self.pos, self.held))
+
+    @property
+    def positions(self) -> Tensor: # [B, len] each held slot's position
+        "The held slots' positions (slot i of L holds n_seen - L + i until padded)."
+        if self.pos is not None: return _slots(self.pos, self.held)
+        n = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
+        return n.expand(self.k.shape[0], -1)
 
     @property
     def next_position(self) -> int|Tensor:
@@ -89,10 +107,10 @@ class KVCache:
         return self.n_seen if self.n_real is None else self.n_real
 
     def __repr__(self):
-        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, "
-                f"capacity={self.capacity}, batch_size={self.batch_size}, "
-                f"n_heads={self.n_heads}, head_dim={self.head_dim}, dtype={self.dtype}"
-                f"{', differentiable=True' if self.differentiable else ''})")
+        kind = "" if self.k is None else ", " + ", ".join(
+            f"{n}={x}" for n, x in zip(_KIND, _kind(self.k, self.v)))
+        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, capacity="
+                f"{self.capacity}{kind}, differentiable={self.differentiable})")
 
     def attend(self,
                layer, # the calling layer: its `uid`, `window` and `context_length`
@@ -101,244 +119,145 @@ class KVCache:
                pos:Tensor|None, # [B, n] their positions, -1 = pad; None: no padding
                attention, # attention(k, v, k_pos) -> the layer's output
               ): # what `attention` returned
-        """Return `attention(k, v, k_pos)` over the held positions and the new ones
-        (`k [B, Hkv, K, d]`, `v [B, Hkv, K, d_v]` oldest first, the `n` new last;
-        `k_pos [B, K]`, or None while no call was padded); then keep the new ones."""
-        n, graph = self._check(layer, k_new, v_new), _with_graph(k_new, v_new)
-        n_real = self.n_real
-        if pos is not None or n_real is not None:        # positions per slot from now on
-            if n_real is None:
-                n_real = k_new.new_full(k_new.shape[:1], self.n_seen, dtype=torch.long)
-            if pos is None:
-                pos = n_real[:, None] + torch.arange(n, device=k_new.device)
-            n_real = torch.maximum(n_real, pos.amax(1) + 1)
-        fresh = self.length == 0
-        if fresh:
-            k, v, k_pos = k_new, v_new, pos
-        elif self.differentiable:
+        """`attention(k, v, k_pos)` over the held positions and the new ones, then hold
+        the new ones: `k [B, Hkv, K, d]` and `v [B, Hkv, K, d_v]` oldest first, the `n`
+        new last; `k_pos [B, K]` their positions, None while no call was padded."""
+        n = self._check(layer, k_new, v_new)
+        graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
+        if pos is None and self.padded:
+            pos = self.n_real[:, None] + torch.arange(n, device=k_new.device)
+        if not self.differentiable: k, v = self._write(k_new, v_new, graph)
+        elif not self.length: k, v = k_new, v_new
+        else:
             k, v = torch.cat((self.keys, k_new), 2), torch.cat((self.values, v_new), 2)
             self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + self.length
-        else:
-            k, v = self._write(k_new, v_new, graph)
-        if not fresh:
-            k_pos = None if pos is None else torch.cat((self._known(), pos), 1)
-        out = attention(k, v, k_pos)                     # may raise: nothing kept yet
-        if graph and not (fresh or self.differentiable):
-            out = self._guard(out)
-        self.n_seen, self.n_real = self.n_seen + n, n_real
-        if fresh and not self.differentiable:            # a buffer for what later
-            keep = self._kept(k_pos, n)                  # queries can see
-            cap = n if self.window is None else min(n, self.window)
-            self._fill(max(cap, _slots(k, keep).shape[2]), *(_slots(t, keep) for t in (k, v, k_pos)))
-            self.graph = graph
-            return out
-        if fresh or self.differentiable:                 # new tensors, held as they are
+        held = self.length and pos is not None
+        k_pos = torch.cat((self.positions, pos), 1) if held else pos
+        out = attention(k, v, k_pos)                  # may raise: nothing held yet
+        if graph and not self.differentiable:
+            out = _guard(out, self.k, self.v, self.length if self.graph else 0)
+        if pos is not None:
+            real, was = pos.amax(1) + 1, self.n_real
+            self.n_real = real.clamp(min=self.n_seen) if was is None else was.maximum(real)
+        if self.differentiable:
             self.k, self.v, self.pos, self.start, self.length = k, v, k_pos, 0, k.shape[2]
-        else:
-            self._add_positions(pos, n)
-            self.length, self.graph = self.length + n, self.graph or graph
+        else: self._hold(pos, n)
+        self.n_seen, self.graph = self.n_seen + n, self.graph or graph
         self._evict()
         return out
 
     def _check(self, layer, k_new:Tensor, v_new:Tensor) -> int:
-        "Refuse keys/values that cannot join the held ones, naming both; n, the count."
-        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor)
-                and k_new.ndim == 4 == v_new.ndim and k_new.shape[:3] == v_new.shape[:3]):
-            raise ValueError(f"k_new and v_new must be tensors [B, H, n, d] and [B, H, n, "
-                             f"d_v], got {shape_of(k_new)} and {shape_of(v_new)}")
-        if (v_new.dtype, v_new.device) != (k_new.dtype, k_new.device):
-            raise ValueError(f"k_new and v_new must share dtype and device, got "
-                             f"{k_new.dtype} on {k_new.device} and {v_new.dtype} on "
-                             f"{v_new.device}")
+        "Refuse keys and values that cannot join the held ones, naming both; their count."
+        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor) and k_new.ndim
+                == 4 == v_new.ndim and k_new.shape[:3] == v_new.shape[:3] and k_new.shape[2]
+                and (k_new.dtype, k_new.device) == (v_new.dtype, v_new.device)):
+            raise ValueError(f"k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, "
+                             f"n, d_v] of one dtype and device, got " + " and ".join(
+                                 f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip()
+                                 for t in (k_new, v_new)))
         n, most = k_new.shape[2], layer.context_length
-        if n < 1:
-            raise ValueError(f"k_new must hold at least one position, got shape "
-                             f"{list(k_new.shape)}")
         if most is not None and self.n_seen + n > most:
             raise ValueError(f"{n} new positions after {self.n_seen} cached exceed the "
                              f"layer's context_length={most}; raise it, or call "
                              f"cache.reset() to start a new sequence")
-        if self.n_seen:
-            names = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
-            new = (*k_new.shape[:2], k_new.shape[3], v_new.shape[3], k_new.dtype, k_new.device)
-            held = (*self.k.shape[:2], self.k.shape[3], self.v.shape[3], self.k.dtype,
-                    self.k.device)
-            for name, a, b in zip(names, new, held):
-                if a != b:
-                    raise ValueError(f"the new keys have {name}={a} but the cache holds "
-                                     f"{name}={b}; use one KVCache per attention layer, "
-                                     f"or call cache.reset() to start a new sequence")
-            if layer.uid != self.owner:
-                raise ValueError("the cache holds positions written by another attention "
-                                 "layer; use one KVCache per layer, or call "
-                                 "cache.reset() to start a new sequence")
+        own = "use one KVCache per attention layer, or call cache.reset() for a new sequence"
+        if not self.n_seen: self.k = self.v = self.pos = None  # (left by a failed call)
+        elif (new := _kind(k_new, v_new)) != (was := _kind(self.k, self.v)):
+            name, a, b = next(t for t in zip(_KIND, new, was) if t[1] != t[2])
+            raise ValueError(f"the new keys have {name}={a} but the cache holds {name}={b}; "
+                             f"{own}")
+        elif layer.uid != self.owner:
+            raise ValueError(f"the cache holds positions written by another attention "
+                             f"layer; {own}")
         self._bind(layer)
         return n
 
     def _bind(self, layer):
         "What the cache keeps of the layer that fills it."
-        self.owner, self.window, self.max_length = layer.uid, layer.window, layer.context_length
-
-    def _known(self) -> Tensor:
-        "The held slots' positions (slot i of L holds n_seen - L + i until a call is padded)."
-        if self.pos is not None:
-            return self.positions
-        first = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
-        return first.expand(self.batch_size, -1)
-
-    def _add_positions(self, pos:Tensor|None, n:int):
-        "Write the new slots' positions, after making the held ones explicit if need be."
-        if pos is None:
-            return
-        if self.pos is None:
-            self.pos = torch.full(self.k.shape[:1] + self.k.shape[2:3], -1,
-                                  dtype=torch.long, device=self.k.device)
-            self.pos[:, self.held] = self._known()
-        end = self.start + self.length
-        self.pos[:, end:end + n] = pos
+        self.owner, self.window = layer.uid, layer.window
+        self.max_length = layer.context_length
 
     def _write(self, k_new:Tensor, v_new:Tensor, graph:bool) -> tuple:
-        "Write the new keys and values into free slots; a view of every slot to attend."
-        n, L = k_new.shape[2], self.length
-        if (not torch.compiler.is_compiling() and self.k.is_inference()
-                and not torch.is_inference_mode_enabled()):
-            self._move(self.capacity)                    # not writable outside it
-        if self.start + L + n > self.capacity:
-            self._make_room(n)
+        "Write the new keys and values into free slots; views of all to attend over."
+        n, L, C = k_new.shape[2], self.length, self.capacity
+        if self.start + L + n > C or (self.k.is_inference() and not (  # read only, then
+                torch.compiler.is_compiling() or torch.is_inference_mode_enabled())):
+            cap = min(2 * C, self.max_length or 2 * C)
+            if self.window is not None:   # what a window holds, and an eighth to spare
+                w = max(self.window - 1, L) + n
+                cap = min(cap, w + max(4, -(-w // 7)))
+            self._move(max(L + n, cap), k_new, v_new)
         s, e = self.start, self.start + L + n
         kb, vb = (self.k.detach(), self.v.detach()) if graph else (self.k, self.v)
         kb[:, :, e - n:e], vb[:, :, e - n:e] = k_new, v_new   # history: this write
         return kb[:, :, s:e], vb[:, :, s:e]
 
-    def _make_room(self, n:int):
-        "Room for n more slots: the held ones to the front (a window), or a larger buffer."
-        need, C = self.length + n, self.capacity
-        if need + max(4, C // 8) <= C:
-            return self._to_front()
-        cap = 2 * C if self.max_length is None else min(2 * C, self.max_length)
-        if self.window is not None:                     # what a window holds, + an eighth
-            w = max(self.window - 1, self.length) + n
-            cap = min(cap, w + max(4, -(-w // 7)))
-        self._move(max(need, cap))
+    def _hold(self, pos:Tensor|None, n:int):
+        "Hold the n new slots, with their positions once padded (the held ones first)."
+        if pos is not None and self.pos is None:
+            held, self.pos = self.positions, torch.full_like(self.k[:, 0, :, 0], -1).long()
+            self.pos[:, self.held] = held
+        if pos is not None: self.pos[:, self.start + self.length:][:, :n] = pos
+        self.length += n
 
-    def _to_front(self):
-        "Move the held slots to the front, in steps no longer than the shift (no overlap)."
-        s, L = self.start, self.length
-        for buf in (self.k, self.v, self.pos):
-            for j in range(0, L, s) if buf is not None else ():
-                m = min(s, L - j)
-                _slots(buf, slice(j, j + m)).copy_(_slots(buf, slice(s + j, s + j + m)))
-        self.start = 0
-        self.n_copied += L
-
-    def _move(self, cap:int, keep=slice(None)):
-        "New buffers of `cap` slots, the held slots (those `keep` picks) first."
-        self._fill(cap, *(_slots(t, keep) for t in (self.keys, self.values, self.positions)))
-        self.n_copied += self.length
-
-    def _fill(self, cap:int, k:Tensor, v:Tensor, pos:Tensor|None):
-        "New buffers of `cap` slots holding k, v (and their positions) first."
+    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None)):
+        """New buffers of `cap` slots holding the held positions (those `keep` picks)
+        first; the first ones take their shapes from keys and values `k`, `v`."""
+        if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
+        k, v, p = (_slots(t, keep) for t in (self.keys, self.values, _slots(self.pos, self.held)))
         (B, H, L, d), dv = k.shape, v.shape[3]
         self.k, self.v = k.new_zeros(B, H, cap, d), v.new_zeros(B, H, cap, dv)
         self.k[:, :, :L], self.v[:, :, :L] = k.detach(), v.detach()
-        self.pos = None if pos is None else F.pad(pos, (0, cap - L), value=-1)
+        self.pos = None if p is None else torch.cat((p, p.new_full((B, cap - L), -1)), 1)
         self.start, self.length = 0, L
-        self.n_allocs += 1
-
-    def _kept(self, pos:Tensor|None, L:int):
-        "Which of the last L slots a later query can see: a slice, or an index of slots."
-        W = self.window
-        if W is None or L == 0:
-            return slice(0, L)
-        if pos is None:
-            return slice(max(0, L - W + 1), L)
-        need = (pos >= (self.n_real - W + 1)[:, None]).any(0)  # a later query sees it
-        if need.is_meta:
-            raise ValueError("padding with a window needs the positions' values to drop "
-                             "old slots, and tensors on the meta device hold none: run on "
-                             "a real device")
-        idx = need.nonzero()[:, 0].tolist()              # one host sync
-        first = idx[0] if idx else L
-        return slice(first, L) if len(idx) == L - first else torch.tensor(idx, device=pos.device)
+        self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + L
 
     def _evict(self):
-        "Drop the slots no later query can see; gather the rest when they are scattered."
-        keep, W = self._kept(self.positions, self.length), self.window
-        if isinstance(keep, slice) or self.length - int(keep[0]) <= 2 * len(keep) + 8:
-            first = keep.start if isinstance(keep, slice) else int(keep[0])
-            self.start, self.length = self.start + first, self.length - first
-        elif self.differentiable:
-            self.k, self.v, self.pos = (_slots(t, keep + self.start) for t in (self.k, self.v, self.pos))
-            self.start, self.length = 0, len(keep)
-        else:
-            self._move(max(len(keep) + 1, W), keep)
-        room = max(self.length + 1, W or 0)              # back to what a prefill leaves
-        if W is not None and not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
-            self._move(room)
+        """Keep only the slots a later query may see with the layer's window `W`: from
+        the first one some sequence still needs, or only those when they lie apart."""
+        W, L = self.window, self.length
+        first, idx = (0 if W is None else max(0, L - W + 1)), None
+        if W is not None and self.padded:
+            if self.k.is_meta: raise ValueError(
+                "padding with a window needs the positions' values to drop old slots, "
+                "and tensors on the meta device hold none: run on a real device")
+            need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
+            idx = need.nonzero()[:, 0].tolist()          # one host sync
+            first = idx[0] if idx else L
+        if idx is not None and L - first > 2 * len(idx) + 8:  # apart: gather them
+            keep = torch.tensor(idx, device=self.k.device) + self.start
+            self.k, self.v, self.pos = (_slots(t, keep) for t in (self.k, self.v, self.pos))
+            self.start, self.length, self.n_copied = 0, len(idx), self.n_copied + len(idx)
+        else: self.start, self.length = self.start + first, L - first
+        room = max(self.length + 1, W or 0)      # back to what a one-call prefill leaves
+        if W is not None and not self.differentiable and (
+                self.capacity > room + max(4, -(-room // 7))): self._move(room)
 
-    def _guard(self, out):
-        """Refuse backward through `out` once a later call has written into the buffers
-        it read, or when it read positions written with autograd on (in place, the
-        cache keeps no graph for them)."""
-        if torch.compiler.is_compiling():
-            return out
-        k, v, held = self.k, self.v, self.length if self.graph else 0
-        versions = (k._version, v._version)             # after this call's write
-
-        def check(grad_outputs):
-            if held:
-                raise RuntimeError(
-                    f"this KVCache(differentiable=False) holds {held} positions written "
-                    f"with autograd on but keeps no graph for them, so the gradient "
-                    f"through them would be missing. Create it as KVCache(differentiable="
-                    f"True) to backpropagate through cached positions, or fill it under "
-                    f"torch.no_grad()")
-            if (k._version, v._version) != versions:
-                raise RuntimeError(
-                    "backward reached keys/values that a later call has overwritten "
-                    "since: the default KVCache writes each call into the buffer earlier "
-                    "blocks attended over. Call backward before the next cached call, or "
-                    "create the cache as KVCache(differentiable=True)")
-
-        for t in out if isinstance(out, tuple) else (out,):
-            if isinstance(t, Tensor) and t.grad_fn is not None:
-                t.grad_fn.register_prehook(check)       # before the kernel's backward
-        return out
-
-    def crop(self,
-             n:int, # positions to keep: the first n seen
-            ):
+    def crop(self, n:int): # positions to keep: the first n seen
         """Forget every position after the first `n` seen, without a copy (speculative
         decoding, another continuation of a prefix). `crop(0)` empties the cache."""
-        n, base = check_int('n', n, 0), self.n_seen - self.length
-        if n > self.n_seen:
-            raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
-        W, drop = self.window, self.n_seen - n
+        n, base, W = check_int('n', n, 0), self.n_seen - self.length, self.window
+        drop = self.n_seen - n
+        if n > self.n_seen: raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
         if drop and W is not None and base and (self.padded or n - (W - 1) < base):
             raise ValueError(
                 f"n={n}: the next query would see positions from {max(0, n - W + 1)} on, "
                 f"but the window of {W} has dropped every position before {base}" + (
                     " (with padding, a cache that has dropped positions cannot be "
                     "cropped)" if self.padded else ""))
-        if drop and self.padded:                        # each sequence's real tokens
+        if drop and self.padded:                       # each sequence's real tokens
             self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
         self.length, self.n_seen = self.length - drop, n
-        if n == 0:
-            self.n_real = self.pos = None
-            self.graph = False
+        if n == 0: self.reset()
 
-    def reorder(self,
-                index:Tensor, # [B'] rows of the batch to keep, in their new order
-               ):
+    def reorder(self, index:Tensor): # [B'] rows of the batch to keep, in their order
         "Keep the batch rows `index` (in that order), as beam search does after each step."
-        if (not isinstance(index, Tensor) or index.ndim != 1
-                or index.dtype.is_floating_point or index.dtype == torch.bool):
+        if not (isinstance(index, Tensor) and index.ndim == 1 and not
+                index.dtype.is_floating_point and index.dtype != torch.bool):
             raise ValueError(f"index must be a 1-D integer tensor of batch rows, got "
                              f"{shape_of(index)}" + (f" of dtype {index.dtype}"
                                                      if isinstance(index, Tensor) else ""))
-        if self.k is None:
-            return
-        index = index.to(self.k.device)
-        self.k, self.v = self.k[index], self.v[index]
-        self.pos = None if self.pos is None else self.pos[index]
-        self.n_real = None if self.n_real is None else self.n_real[index]
+        if self.k is not None:
+            index = index.to(self.k.device)
+            self.k, self.v, self.pos, self.n_real = (
+                None if t is None else t[index] for t in (self.k, self.v, self.pos, self.n_real))

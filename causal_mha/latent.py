@@ -48,9 +48,9 @@ class LatentCache(KVCache):
 
     def __repr__(self):
         if self.keys is None: return "LatentCache(empty)"
-        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.batch_size}, "
-                f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.head_dim - self.kv_lora_rank}, "
-                f"dtype={self.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
+        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.keys.shape[0]}, "
+                f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.keys.shape[3] - self.kv_lora_rank}, "
+                f"dtype={self.keys.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
 
 # %% ../nbs/18_latent.ipynb #edf76395
 class LatentAttention(nn.Module):

@@ -113,7 +113,7 @@ def tp_case(attn, x, n_decode, mesh) -> dict:
     return dict(out=gather(out), x_grad=gather(x.grad), decoded=gather(torch.cat(steps, 1)),
                 grads={_unsharded(n): gather(p.grad, rows if n.startswith('qkv') else None) for n, p in m.named_parameters()},
                 local=dict(n_heads=len(heads) - 2 * n_kv, n_kv_heads=n_kv, qkv=list(m.qkv.weight.to_local().shape),
-                           out_proj=list(m.out_proj.weight.to_local().shape), cache_heads=cache.n_heads))
+                           out_proj=list(m.out_proj.weight.to_local().shape), cache_heads=cache.keys.shape[1]))
 
 
 def fsdp_case(attn, x, target, lr, mesh) -> dict:
