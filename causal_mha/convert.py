@@ -328,6 +328,9 @@ def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2A
                rope_scaling:dict|None=None, # `config.rope_parameters` where its 'rope_type' is not 'default' (Llama 3.1's 'llama3', 'yarn', ...)
                query_scale:float|None=None, # `config.query_pre_attn_scalar ** -0.5` (Gemma), else None: 1/sqrt(head_dim)
                softcap:float|None=None, # `config.attn_logit_softcapping` (Gemma 2), else None
+               norm_eps:float=1e-6, # the QK-norm's epsilon, `config.rms_norm_eps`
+               norm_unit_offset:bool=False, # the QK-norm's weight is 1 + w (Gemma)
+               norm_float32:bool=False, # the QK-norm in float32 at every dtype, as transformers
               ) -> Attention: # the same attention function
     """An `Attention` computing what a Hugging Face Llama-style attention computes with these weights: grouped kv heads,
     RoPE of any of transformers' types (`rope_scaling`), and what later families add to the same layout: a head width
@@ -336,7 +339,8 @@ def from_llama(state_dict:Mapping, # `LlamaAttention`/`MistralAttention`/`Qwen2A
     p, kw = _llama_params(state_dict, n_heads, n_kv_heads)
     D, n_heads = kw.pop('d_model'), kw.pop('n_heads')
     return _build(D, n_heads, check_int('context_length', context_length, 1), dropout, p, window=window,
-                  rope_theta=rope_theta, rope_scaling=rope_scaling, query_scale=query_scale, softcap=softcap, **kw)
+                  rope_theta=rope_theta, rope_scaling=rope_scaling, query_scale=query_scale, softcap=softcap,
+                  norm_eps=norm_eps, norm_unit_offset=norm_unit_offset, norm_float32=norm_float32, **kw)
 
 def to_llama(attn:Attention, # any Attention (window and rope_theta are config, not weights)
             ) -> dict: # the state_dict of a Llama-style attention with attn's heads and biases

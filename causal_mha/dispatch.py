@@ -15,7 +15,7 @@ from .masks import masked_softmax
 from .weighted import attention
 
 # %% auto #0
-__all__ = ['token_positions', 'visible', 'Positions', 'attend']
+__all__ = ['token_positions', 'visible', 'Positions', 'documents', 'attend']
 
 # %% ../nbs/08a_dispatch.ipynb #3c20b0fb
 def token_positions(T:int, # new positions in the call
@@ -70,6 +70,17 @@ class Positions:
         T = self.q.shape[-1]
         q_doc = None if self.doc is None else self.doc[..., -T:]
         return visible(self.q, self.k, window, q_doc, self.doc)
+
+# %% ../nbs/08a_dispatch.ipynb #2b06a0f2
+def documents(pos:Tensor, # [B, T] positions, from 0 at each document's start; -1 = pad
+             ) -> Tensor: # [B, T] document index, increasing along each row
+    """Each token's document in a packed row: a new one starts wherever a real token's
+    position is not the previous real token's plus one (pads are passed over), as
+    transformers reads packed `position_ids`."""
+    real, slot = pos >= 0, torch.arange(pos.shape[-1], device=pos.device)
+    prev = F.pad(torch.where(real, slot, -1).cummax(-1).values[..., :-1], (1, 0), value=-1)
+    prev_pos = pos.gather(-1, prev.clamp(min=0)).masked_fill(prev < 0, -2)
+    return (real & (pos != prev_pos + 1)).long().cumsum(-1)
 
 # %% ../nbs/08a_dispatch.ipynb #a54cd28c
 def _softcap(scores:Tensor, cap:float) -> Tensor:
@@ -408,3 +419,18 @@ def check_attention_mask(m, x:Tensor, allow_empty:bool=False) -> Tensor:
         raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
                          f"every sequence needs at least one")
     return m
+
+def check_position_ids(p, x:Tensor, valid:Tensor|None=None) -> Tensor:
+    """`position_ids` checked against `x` [B, T, ...]: integers [B, T], >= 0 at real
+    tokens (`valid`); returned as int64 with -1 at pads."""
+    if not isinstance(p, Tensor) or p.dtype.is_floating_point or p.is_complex() or p.dtype == torch.bool:
+        raise TypeError(f"position_ids must be an integer tensor [B, T] (each token's position "
+                        f"in its document), got {p.dtype if isinstance(p, Tensor) else type(p).__name__}")
+    if tuple(p.shape) != tuple(x.shape[:2]) or p.device != x.device:
+        raise ValueError(f"position_ids must have shape [B, T] = {list(x.shape[:2])} on "
+                         f"{x.device}, got {list(p.shape)} on {p.device}")
+    p = p.long() if valid is None else p.long().masked_fill(~valid, -1)
+    bad = p < 0 if valid is None else (p < 0) & valid
+    if not (p.is_meta or torch.compiler.is_compiling()) and bad.any():
+        raise ValueError(f"position_ids must be >= 0 at real tokens, got {p[bad][:5].tolist()}")
+    return p

@@ -8,13 +8,14 @@ import torch
 from torch import nn, Tensor
 from .core import Attention
 from .latent import LatentAttention
+import torch.nn.functional as F
 from .dispatch import Positions, attend
 from .rope import Rotary, rotate
 from .ground import check_dropout, merge_heads, document
 from .convert import from_gpt2, from_llama, to_gpt2, to_llama
 
 # %% auto #0
-__all__ = ['ATTN_IMPLEMENTATION', 'HFAttention', 'HFLatentAttention', 'swap_attention', 'restore_attention']
+__all__ = ['ATTN_IMPLEMENTATION', 'PACKED_MIN', 'HFAttention', 'HFLatentAttention', 'swap_attention', 'restore_attention']
 
 # %% ../nbs/16_hf.ipynb #f0b4fb75
 ATTN_IMPLEMENTATION = 'causal_mha'  # the implementation a swapped model runs
@@ -101,6 +102,24 @@ def _check_mask(mask, B:int, T:int, K:int):
                 "returned)" if wider else ""))
     return mask
 
+PACKED_MIN = 512  # from this many tokens a dense mask is read for packed documents
+
+def _packed(mask:Tensor, window:int|None) -> Positions|None:
+    """The documents of packed rows when a dense mask `[B, 1, T, T]` (bool, or additive
+    with 0 where allowed) says exactly "causal within each document (and the window)",
+    as transformers builds it from packed `position_ids` or a user passes it; else None.
+    A document starts where a token does not see the one before it."""
+    m = mask[:, 0] if mask.dtype == torch.bool else mask[:, 0] == 0      # [B, T, T]
+    if mask.dtype != torch.bool and not (m | (mask[:, 0] <= torch.finfo(mask.dtype).min / 2)).all():
+        return None                                                      # other biases
+    T = m.shape[-1]
+    slot = torch.arange(T, device=m.device)
+    new = F.pad(~m.diagonal(-1, -2, -1), (1, 0), value=True)             # [B, T] starts
+    doc, pos = new.long().cumsum(-1), slot - torch.where(new, slot, 0).cummax(-1).values
+    want = (doc[:, :, None] == doc[:, None, :]) & (slot[None, :, None] >= slot[None, None, :])
+    if window is not None: want &= pos[:, :, None] - window < pos[:, None, :]
+    return Positions(pos, pos, doc) if torch.equal(m, want) else None
+
 def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor:
     """`attend` under what the model handed the layer: a `_Band` (the causal band, the
     window, slot positions), a ready mask, or None, which means what it means to
@@ -109,9 +128,15 @@ def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor
     mask = _check_mask(mask, q.shape[0], q.shape[2], k.shape[2])
     if isinstance(mask, _Band):
         return attend(q, k, v, mask.pos, window=window, **kw)[0]
+    T = q.shape[2]
+    packed = (isinstance(mask, Tensor) and T == k.shape[2] >= PACKED_MIN
+              and _packed(mask, window))
+    if packed:                                       # documents: each attended alone
+        B = q.shape[0]
+        packed = Positions(*(t.expand(B, -1) for t in (packed.q, packed.k, packed.doc)))
+        return attend(q, k, v, packed, window=window, **kw)[0]
     if isinstance(mask, Tensor):
         return attend(q, k, v, mask=mask, **kw)[0]
-    T = q.shape[2]
     return attend(q, k[:, :, :T] if T > 1 else k, v[:, :, :T] if T > 1 else v, **kw)[0]
 
 def _rotate(layer, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
@@ -342,11 +367,10 @@ def _convert_latent(old:nn.Module, cfg) -> HFLatentAttention:
     mla = LatentAttention(cfg.hidden_size, cfg.num_attention_heads, kv_lora_rank=cfg.kv_lora_rank,
                           qk_nope_head_dim=cfg.qk_nope_head_dim, qk_rope_head_dim=cfg.qk_rope_head_dim,
                           v_head_dim=cfg.v_head_dim, q_lora_rank=cfg.q_lora_rank, context_length=cfg.max_position_embeddings,
-                          rope_theta=theta, bias=cfg.attention_bias, device='meta', dtype=w.dtype)
+                          rope_theta=theta, rope_scaling=scaling, query_scale=old.scaling,  # yarn: its mscale² too
+                          bias=cfg.attention_bias, eps=old.kv_a_layernorm.variance_epsilon, norm_float32=True,  # the layer's norms
+                          device='meta', dtype=w.dtype)
     mla.load_state_dict({k: t.detach().clone() for k, t in old.state_dict().items()}, assign=True)
-    mla.rotary, mla.scale = Rotary(cfg.qk_rope_head_dim, theta, scaling), old.scaling   # yarn: its angles and mscale²
-    for name in ('q_a_layernorm', 'kv_a_layernorm'):      # the model's norms: float32 at every dtype, their own epsilon
-        if hasattr(mla, name): getattr(mla, name).float32, getattr(mla, name).eps = True, getattr(old, name).variance_epsilon
     return HFLatentAttention(mla, old.layer_idx, cfg, interleaved=bool(cfg.rope_interleave))
 
 def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
@@ -369,9 +393,8 @@ def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
     if gemma and cfg.use_bidirectional_attention: _refuse(cfg, 'use_bidirectional_attention', True, "Attention is causal")
     attn = from_llama(old.state_dict(), cfg.num_attention_heads, cfg.max_position_embeddings, cfg.num_key_value_heads,
                       window, theta, cfg.attention_dropout, rope_scaling=scaling,
-                      query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None)
-    for norm in (attn.q_norm, attn.k_norm) if attn.qk_norm else ():  # as the model computes them: in float32,
-        norm.eps, norm.float32, norm.unit_offset = cfg.rms_norm_eps, True, gemma    # its epsilon, Gemma's 1 + w
+                      query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None,
+                      norm_eps=cfg.rms_norm_eps, norm_unit_offset=gemma, norm_float32=True)  # the model's QK-norms
     return HFAttention(attn, old.layer_idx, cfg, layout='llama')
 
 # %% ../nbs/16_hf.ipynb #4c9a848d

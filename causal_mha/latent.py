@@ -58,9 +58,10 @@ class LatentAttention(nn.Module):
     `LatentCache` and padded batches.
 
     Raises:
-        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta` or `eps` is not a
-            positive number, `context_length` is not an int >= 1 or None.
-        TypeError: `bias` is not a bool.
+        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta`, `query_scale` or `eps`
+            is not a positive number, `context_length` is not an int >= 1 or None; `rope_scaling` is not a rotary type
+            with its settings (`Rotary`).
+        TypeError: `bias` or `norm_float32` is not a bool.
     """
     window = None  # no sliding window (what a cache asks of its layer)
 
@@ -75,8 +76,11 @@ class LatentAttention(nn.Module):
                  q_lora_rank:int|None=None, # rank of the queries' low-rank path (down, RMSNorm, up); None: one projection `q_proj`
                  context_length:int|None=None, # most positions one sequence may hold (cached plus new); None: no limit
                  rope_theta:float=10_000.0, # base of the rotary angles
+                 rope_scaling:dict|None=None, # rotary type and settings, as `Rotary` (None: default)
+                 query_scale:float|None=None, # scores are q.k times this (None: 1/sqrt(dn + dr))
                  bias:bool=False, # biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`)
                  eps:float=1e-6, # epsilon of the two RMSNorms
+                 norm_float32:bool=False, # the RMSNorms in float32, even for float64 (as transformers)
                  device=None, # device of the parameters
                  dtype=None, # floating dtype of the parameters
                 ):
@@ -88,20 +92,24 @@ class LatentAttention(nn.Module):
         if q_lora_rank is not None: q_lora_rank = check_int('q_lora_rank', q_lora_rank, 1)
         if context_length is not None: context_length = check_int('context_length', context_length, 1)
         rope_theta, eps = check_positive('rope_theta', rope_theta), check_positive('eps', eps)
+        query_scale = check_positive('query_scale', query_scale, none_ok=True)
         check_bool('bias', bias)
         kw = dict(device=device, dtype=dtype)
         self.d_model, self.n_heads, self.kv_lora_rank, self.q_lora_rank = D, H, r, q_lora_rank
         self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
-        self.context_length, self.rope_theta, self.scale = context_length, rope_theta, 1 / math.sqrt(dn + dr)
+        self.context_length, self.rope_theta = context_length, rope_theta
+        self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale     # yarn: its mscale² too
         self.uid = uuid.uuid4().int >> 65                                             # a LatentCache holds one layer's
         if q_lora_rank is None: self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
             self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)                 # down
-            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, **kw)
+            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, float32=norm_float32, **kw)
             self.q_b_proj = nn.Linear(q_lora_rank, H * (dn + dr), bias=False, **kw)     # up
         self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)                 # the latent and the rope key
-        self.kv_a_layernorm = RMSNorm(r, eps, **kw)
-        self.rotary = Rotary(dr, rope_theta)                            # the rope parts' angles
+        self.kv_a_layernorm = RMSNorm(r, eps, float32=norm_float32, **kw)
+        if isinstance(rope_scaling, dict) and context_length is not None:  # the trained length, where read
+            rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
+        self.rotary = Rotary(dr, rope_theta, rope_scaling)               # the rope parts' angles
         self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)                  # latent -> keys, values
         self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
 
