@@ -129,12 +129,11 @@ def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor
     if isinstance(mask, _Band):
         return attend(q, k, v, mask.pos, window=window, **kw)[0]
     T = q.shape[2]
-    packed = (isinstance(mask, Tensor) and T == k.shape[2] >= PACKED_MIN
-              and _packed(mask, window))
-    if packed:                                       # documents: each attended alone
-        B = q.shape[0]
-        packed = Positions(*(t.expand(B, -1) for t in (packed.q, packed.k, packed.doc)))
-        return attend(q, k, v, packed, window=window, **kw)[0]
+    for w in (window, None) if isinstance(mask, Tensor) and T == k.shape[2] >= PACKED_MIN else ():
+        if packed := _packed(mask, w):               # documents, each attended alone (the
+            B = q.shape[0]                           # mask's window: the layer's or none)
+            packed = Positions(*(t.expand(B, -1) for t in (packed.q, packed.k, packed.doc)))
+            return attend(q, k, v, packed, window=w, **kw)[0]
     if isinstance(mask, Tensor):
         return attend(q, k, v, mask=mask, **kw)[0]
     return attend(q, k[:, :, :T] if T > 1 else k, v[:, :, :T] if T > 1 else v, **kw)[0]
@@ -324,6 +323,8 @@ class HFLatentAttention(nn.Module):
         mask = _check_mask(attention_mask, B, T, key.shape[2])
         if mask is None and T > 1: key = key[:, :, :T]                     # transformers' None: top-left causal
         pos = mask.pos if isinstance(mask, _Band) else None
+        if isinstance(mask, Tensor) and T == key.shape[2] >= PACKED_MIN and (packed := _packed(mask, None)):
+            pos, mask = Positions(*(t.expand(B, -1) for t in (packed.q, packed.k, packed.doc))), None  # documents
         attend = m.attend_absorbed if T == 1 else m.attend                 # decode over the latents; a prompt rebuilt
         return attend(q_nope, q_rope, key, pos, mask=mask if isinstance(mask, Tensor) else None), None
 

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
 from .ground import document, check_int, check_bool, check_positive, shape_of, merge_heads
-from .dispatch import Positions, attend, check_attention_mask, token_positions
+from .dispatch import (Positions, attend, check_attention_mask, check_position_ids, documents,
+                                 token_positions)
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 
@@ -124,21 +125,23 @@ class LatentAttention(nn.Module):
                 cache:LatentCache|None=None, # the earlier positions; gets this call's when the call completes
                 *,
                 attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real token (as `Attention`); a pad's output is 0
+                position_ids:Tensor|None=None, # [B, T] packed rows: each token's position in its document (as `Attention`)
                 absorb:bool=False, # attend over the latents themselves: W_UK merged into the query, W_UV applied after attention (the same result)
                ) -> Tensor: # [B, T, d_model]
         "Causal multi-head latent attention of `x`, after the positions `cache` holds."
-        valid = self._check_input(x, cache, attention_mask, absorb)          # [B, T] bool, or None
-        pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
+        valid, pos = self._check_input(x, cache, attention_mask, position_ids, absorb)  # [B, T] or None each
+        doc = None if pos is None else documents(pos)                        # packed rows: each token's document
+        if pos is None: pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
         q_nope, q_rope, latent, k_rope = self.project(x, valid)              # [B, H, T, dn | dr], [B, 1, T, r | dr]
         q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)                 # rotated by position, angles once
         key, k_pos = torch.cat((latent, k_rope), -1), None if pos.ndim == 1 else pos  # [B, 1, T, r + dr]
         attend = self.attend_absorbed if absorb else self.attend
-        def finish(key, _, k_pos): return attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos))
+        def finish(key, _, k_pos): return attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos, doc))
         out = finish(key, None, k_pos) if cache is None else cache.attend(self, key, key[..., :0], k_pos, finish)
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
-    def _check_input(self, x, cache, attention_mask, absorb):
-        "Refuse bad input to `forward`, naming the argument, its value and what was expected."
+    def _check_input(self, x, cache, attention_mask, position_ids, absorb):
+        "Refuse bad input to `forward`, naming the argument, its value and what was expected; the mask and positions."
         check_bool('absorb', absorb)
         w = self.kv_b_proj.weight
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model or x.shape[1] == 0 or x.dtype != w.dtype:
@@ -151,7 +154,11 @@ class LatentAttention(nn.Module):
         if self.context_length is not None and P + T > self.context_length:
             raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}; raise "
                              f"context_length, or call cache.reset() to start a new sequence")
-        return None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
+        valid = None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
+        if position_ids is None: return valid, None
+        if cache is not None: raise ValueError("position_ids (packed documents) came with a cache: a cache continues one "
+                                               "sequence per row; pass one or the other")
+        return valid, check_position_ids(position_ids, x, valid)
 
     def project(self,
                 x:Tensor, # [B, T, d_model] the inputs
