@@ -78,7 +78,7 @@ class AttentionReport:
             if c.passed is not None and c.note: rows.append(f"{'-> ':>44}{c.note}")
         return '\n'.join(rows)
 
-# %% ../nbs/19_conformance.ipynb #c1e20f17
+# %% ../nbs/19_conformance.ipynb #d51e94ef
 class _NotApplicable(Exception):
     "The case does not apply to this module; the message says why."
 
@@ -173,7 +173,8 @@ class _HFRun(_Run):
         self.takes_cache = self.takes_mask = True
         params = inspect.signature(model.forward).parameters
         self.cache_arg = 'cache' if 'cache' in params else 'past_key_values'  # 5: cache
-        self.who += f"(attn_implementation={model.config._attn_implementation!r})"
+        impl = getattr(model.config, '_attn_implementation', None)
+        self.who += f"(attn_implementation={impl!r})"
         if cache is None:                                           # the model's own
             from transformers import DynamicCache
             self.factory = lambda: DynamicCache(config=self.module.config)
@@ -276,7 +277,7 @@ def _case_padded_decode(r):
     mask = r.padded()
     return r.compare(r.cached(r.x, r.decode_sizes(), mask), r(r.x, mask=mask))
 
-# %% ../nbs/19_conformance.ipynb #58c3f725
+# %% ../nbs/19_conformance.ipynb #00be046f
 def _case_window(r):
     "influence 0 before each output's window, not in it"
     W = r.window
@@ -334,7 +335,8 @@ def _case_kv_heads(r):
     m, c = r.module, getattr(r.module, 'config', None)
     H = getattr(m, 'n_heads', getattr(c, 'num_attention_heads', None))
     Hkv = getattr(m, 'n_kv_heads', getattr(c, 'num_key_value_heads', None))
-    _need(isinstance(Hkv, int) and Hkv < H, "no grouped kv heads (n_kv_heads < H)")
+    grouped = isinstance(Hkv, int) and Hkv < H
+    _need(grouped, "no grouped kv heads (n_kv_heads below n_heads)")
     _need_cache(r)
     ref = _truth(r)
     _need(ref is not None, f"{H} query heads share {Hkv} kv heads, but there is no "
