@@ -14,7 +14,7 @@ from ..ground import shape_of
 from ..checks import verify_causal, influence
 
 # %% auto #0
-__all__ = []
+__all__ = ['case_table', 'run_case']
 
 # %% ../../nbs/19a_conformance_cases.ipynb #4bdbee9a
 class _NotApplicable(Exception): "The case does not apply; the message says why."
@@ -371,14 +371,17 @@ _CASES = (_case_causal, _case_batch, _case_left_pad, _case_right_pad, _case_pads
           _case_kv_heads, _case_gradcheck, _case_gradcheck_cache, _case_undo_mask,
           _case_undo_overflow, _case_undo_error)
 
-# %% ../../nbs/19a_conformance_cases.ipynb #29dcbaf0
-def case_table(dtypes) -> dict:
+# %% ../../nbs/19a_conformance_cases.ipynb #0ee58d41
+def case_table(dtypes:tuple, # floating dtypes, each measured against float64
+              ) -> dict: # {name: case}, e.g. 'left pad': _case_left_pad
     "Each case by name, in the report's order: the sixteen, then one per dtype."
     table = {c.__name__[6:].replace('_', ' '): c for c in _CASES}  # _case_left_pad
     return table | {str(d)[6:]: _dtype_case(d) for d in dtypes}  # 'float32'
 
-def run_case(case, r) -> tuple:
-    "(passed, measured, tolerance, note) of `case` on the run `r`; passed None: n/a."
+def run_case(case, # a case of `case_table`
+             r:Run, # the run it reads
+            ) -> tuple: # (passed, measured, tolerance, note); passed None: n/a
+    "Run `case` on `r`: what it measured, why it does not apply, or the error raised."
     try:
         with torch.no_grad(): ok, measured, tol, note = case(r)
         return bool(ok), measured, tol, note
