@@ -371,7 +371,7 @@ _CASES = (_case_causal, _case_batch, _case_left_pad, _case_right_pad, _case_pads
           _case_kv_heads, _case_gradcheck, _case_gradcheck_cache, _case_undo_mask,
           _case_undo_overflow, _case_undo_error)
 
-# %% ../../nbs/19a_conformance_cases.ipynb #0ee58d41
+# %% ../../nbs/19a_conformance_cases.ipynb #c1f57003
 def case_table(dtypes:tuple, # floating dtypes, each measured against float64
               ) -> dict: # {name: case}, e.g. 'left pad': _case_left_pad
     "Each case by name, in the report's order: the sixteen, then one per dtype."
@@ -379,7 +379,7 @@ def case_table(dtypes:tuple, # floating dtypes, each measured against float64
     return table | {str(d)[6:]: _dtype_case(d) for d in dtypes}  # 'float32'
 
 def run_case(case, # a case of `case_table`
-             r:Run, # the run it reads
+             r, # the run it reads (`verify_attention` makes it)
             ) -> tuple: # (passed, measured, tolerance, note); passed None: n/a
     "Run `case` on `r`: what it measured, why it does not apply, or the error raised."
     try:
