@@ -264,15 +264,26 @@ def _unpadded(q, k, v, W, kernel, block_size, sinks):
     return _blocked(q, k, v, None, W, kernel, block_size)
 
 def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
-    "Each stretch of one document's real tokens attended alone; the other slots 0."
-    B, H, T, _ = q.shape
-    ctx = q.new_zeros(B, T, H, v.shape[-1])                # [B, T, H, d]
+    """Each stretch of one document's real tokens attended alone, stretches of one
+    length in one kernel call; the other slots 0. Rows are cut with `split` and joined
+    with `cat`, so backward joins the gradients in one `cat` per row."""
+    (B, H, T, _), dv = q.shape, v.shape[-1]
+    cuts = [[] for _ in range(B)]                          # (start, end, a run?)
     for b, s, e in runs:
-        r = slice(s, e)
-        out = _unpadded(q[b:b + 1, :, r], k[b:b + 1, :, r], v[b:b + 1, :, r], W,
-                        kernel, block_size, sinks)
-        ctx[b, r] = out[0].transpose(0, 1)
-    return ctx.transpose(1, 2)
+        cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
+    for row in cuts: row.append((row[-1][1] if row else 0, T, False))
+    pieces = [list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
+              for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))]
+    alike, out = {}, {}                                    # runs by length
+    for b, row in enumerate(cuts):
+        for i, (s, e, run) in enumerate(row):
+            if run: alike.setdefault(e - s, []).append((b, i))
+    for at in alike.values():
+        qs, ks, vs = (torch.stack(t) for t in zip(*(pieces[b][i] for b, i in at)))
+        out.update(zip(at, _unpadded(qs, ks, vs, W, kernel, block_size, sinks).unbind(0)))
+    return torch.stack([torch.cat([out[b, i] if run else q.new_zeros(H, e - s, dv)
+                                   for i, (s, e, run) in enumerate(row)], 1)
+                        for b, row in enumerate(cuts)])
 
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
 def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
