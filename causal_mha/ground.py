@@ -145,6 +145,15 @@ def _signature(kw, name, sig, width=88):
         rows[-1] = f'{rows[-1]}, {p}' if rows[-1] else p
     return f'{kw} {name}(\n' + '\n'.join('    ' + r for r in rows) + f'\n{tail}'
 
+def _source_link(sym) -> str|None:
+    "The link to `sym`'s line on GitHub: nbdev's, with the line from `inspect` where nbdev has none; None if unknown."
+    from nbdev.doclinks import NbdevLookup
+    link = NbdevLookup().code(f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}")
+    if not link or not link.endswith('#LNone'): return link
+    try: line = inspect.getsourcelines(inspect.unwrap(sym))[1]
+    except (OSError, TypeError): return None
+    return link.removesuffix('None') + str(line)
+
 class SiteDoc:
     "One API entry of the site (nbdev's `renderer`): signature, docstring, then its lists."
     def __init__(self, sym, # the function, class, method or property to document
@@ -180,9 +189,8 @@ class SiteDoc:
         return out + [f'- **`{n}`**: {_md(t)}' for n, t in listed.items()]  # not in the signature
 
     def _repr_markdown_(self):
-        from nbdev.doclinks import NbdevLookup
         sym, doc = self.sym, '---\n\n'
-        src = NbdevLookup().code(f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}")
+        src = _source_link(sym)
         if src: doc += f'[source]({src}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
         # marks an entry
         doc += f"{'#' * self.title_level} {self.nm} <span class=\"doc-entry\"></span>\n\n"
