@@ -22,8 +22,8 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
               come after them
   bench       the Benchmarks page opens with results: its first code cell with an output shows a table or a plot,
               and no code cell that tests the harness (test_*, assert) comes before its first plot
-  times       the table of times on the home page (so in README.md) is what its cell renders now from
-              nbs/bench_results/times.json (written by .ci/measure_times.py): the saved output is not stale
+  times       the table of times on the home page (so in README.md) is what its cell
+              renders now from nbs/bench_results/times.json (from .ci/measure_times.py)
 Prints what it found; exits 1 when any check fails.
 """
 import configparser, json, re, sys
@@ -359,21 +359,27 @@ def check_bench(nbs):
     return bad
 
 
-TIMES_FILE = 'bench_results/times.json'   # relative to nbs/, as the home page's cell reads it
+TIMES_FILE = 'bench_results/times.json'   # relative to nbs/, as the home page reads it
 
 
 def times_cell(cells):
-    "Index of the home page's code cell that renders the table of times (the one reading TIMES_FILE), or None."
-    return next((i for i, c in enumerate(cells) if c['cell_type'] == 'code' and TIMES_FILE in src(c)), None)
+    "Index of the home page's code cell that renders the table of times, or None."
+    return next((i for i, c in enumerate(cells)
+                 if c['cell_type'] == 'code' and TIMES_FILE in src(c)), None)
 
 
 def render_times(cells, i):
-    """The markdown the times cell `cells[i]` gives now, run in nbs/ after the import cell right above it (the docs
-    build runs a cell with imports; the times cell has none): its last expression's value."""
+    """The markdown the times cell `cells[i]` gives now: its last expression's value,
+    run in nbs/ after the import cell right above it (the docs build runs a cell with
+    imports; the times cell has none)."""
     import ast, os
-    code = lambda c: '\n'.join(l for l in src(c).splitlines() if not DIRECTIVE_RE.match(l))
-    above = ast.parse(code(cells[i - 1])) if i and cells[i - 1]['cell_type'] == 'code' else ast.Module([], [])
-    if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in above.body): above = ast.Module([], [])
+    def code(c):
+        return '\n'.join(l for l in src(c).splitlines() if not DIRECTIVE_RE.match(l))
+    above = ast.Module([], [])
+    if i and cells[i - 1]['cell_type'] == 'code':
+        above = ast.parse(code(cells[i - 1]))
+        if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in above.body):
+            above = ast.Module([], [])
     tree = ast.parse(code(cells[i]))
     last = tree.body.pop()
     ns, cwd = {}, os.getcwd()
@@ -389,13 +395,13 @@ def check_times():
     nb = NBS / 'index.ipynb'
     cs = cells(nb)
     i = times_cell(cs)
-    if i is None: return [f'{rel(nb)}: no cell renders the table of times from {TIMES_FILE}']
-    saved = [o['data']['text/markdown'] for o in cs[i].get('outputs', []) if 'text/markdown' in o.get('data', {})]
+    if i is None: return [f'{rel(nb)}: no cell renders the times in {TIMES_FILE}']
+    saved = [o['data']['text/markdown'] for o in cs[i].get('outputs', [])
+             if 'text/markdown' in o.get('data', {})]
     saved = ''.join(saved[0]) if saved else None
-    now = render_times(cs, i)
-    if saved != now:
-        return [f'{rel(nb)} cell {i}: its saved table of times is not what nbs/{TIMES_FILE} gives now; run '
-                f'`python .ci/measure_times.py --readme-only` (or the cell) and `nbdev_readme`']
+    if saved != render_times(cs, i):
+        return [f'{rel(nb)} cell {i}: its saved table of times is not what '
+                f'nbs/{TIMES_FILE} gives: `python .ci/measure_times.py --readme-only`']
     return []
 
 

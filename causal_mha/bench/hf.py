@@ -47,28 +47,31 @@ def hf_speed(families:tuple=_TIMED, # which of 'Llama', 'Mistral', 'Qwen3', 'Gem
              dtype:torch.dtype=torch.float32, seed:int=0,
              d_model:int=512, n_layers:int=4, n_heads:int=8, n_kv_heads:int=2, # the models' sizes
              vocab_size:int=1024, # small, so the output layer does not hide attention's share
-            ) -> dict: # {part: {family: {...}}, 'settings': {...}, 'load': (before, after)}
+            ) -> dict: # {part: {family: {...}}, 'settings', 'load'}
     """Time swapped models against their originals, side by side.
 
-    Three comparisons: a forward pass over a `prefill`-token prompt (the logits of its last
-    position, as `generate` takes them), `generate` of `new_tokens` after a `prompt`-token
-    one, and with `long`, Mistral with a `window`-token window over a `long`-token prompt.
-    Each side runs once untimed, then `repeats` turns of one run each (original, swapped),
-    under `torch.no_grad()`. `original_s` and `swapped_s` are the medians of their times in
-    seconds (their ratio is the ratio of medians); `ratio` is the median of the turns' own
-    swapped / original (below 1: the swapped model is faster) and `ratio_iqr` its
+    Three comparisons: a forward pass over a `prefill`-token prompt (the logits of its
+    last position, as `generate` takes them), `generate` of `new_tokens` after a
+    `prompt`-token one, and with `long`, Mistral with a `window`-token window over a
+    `long`-token prompt. Each side runs once untimed, then `repeats` turns of one run
+    each (original, swapped), under `torch.no_grad()`. `original_s` and `swapped_s` are
+    the medians of their times in seconds (their ratio is the ratio of medians); `ratio`
+    is the median of the turns' own swapped / original (below 1: the swapped model is
+    faster) and `ratio_iqr` its
     interquartile range, the spread the machine's noise leaves on one turn. The first
     runs' results are compared: the largest difference of the last position's logits
     (`logits_diff`, float32 rounding: the two sum in other orders) and whether the
     generated tokens are the same (`same_tokens`).
 
     Returns:
-        prefill: {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr', 'logits_diff'}}
-        generate: {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr', 'same_tokens'}}
+        prefill: {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr',
+            'logits_diff'}}
+        generate: {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr',
+            'same_tokens'}}
         windowed: {'Mistral, window W': {...as prefill}}, empty when `long` is None
         settings: the arguments and the torch thread count
-        load: (before, after), the machine's 1-minute load average (None where the system
-            reports none), to judge whether other work disturbed the timing
+        load: (before, after), the machine's 1-minute load average (None where the
+            system reports none), to judge whether other work disturbed the timing
 
     Raises:
         ValueError: a family hf_speed does not build, or a length that is not an int >= 1.
@@ -128,8 +131,8 @@ def bench_hf(device='cpu', # the models run on the CPU
         for fam, r in res[part].items():
             o, s = r['original_s'], r['swapped_s']
             (log or (lambda line: None))(
-                f"hf {part:8} {fam:22}: medians: original {o:.3f} s, swapped {s:.3f} s, "
-                f"ratio {s / o:.2f}; per turn: median {r['ratio']:.2f}")
+                f"hf {part:8} {fam:22}: medians: original {o:.3f} s, swapped "
+                f"{s:.3f} s, ratio {s / o:.2f}; per turn: median {r['ratio']:.2f}")
     return res
 
 document(bench_hf)

@@ -36,7 +36,7 @@ def _log_y(ax):
     ax.yaxis.set_minor_locator(NullLocator())
 
 def _style(ax, title, xlabel, ylabel):
-    "Title, axis labels, tick labels and legend (when the axes have labelled lines) in the plots' sizes."
+    "Title, axis labels, ticks and legend (if the axes have labelled lines) in FONT."
     ax.set_title(title, fontsize=FONT + 1)
     ax.set_xlabel(xlabel, fontsize=FONT); ax.set_ylabel(ylabel, fontsize=FONT)
     ax.tick_params(labelsize=FONT)
@@ -50,7 +50,8 @@ def _speed(sp, Figure):
         r = [sp[mode][n] for n in names]; med = [v['median'] for v in r]
         err = [[v['median'] - v['q1'] for v in r], [v['q3'] - v['median'] for v in r]]
         ax.barh(names, med, xerr=err, color=['C1' if n.startswith('ours') else 'C0' for n in names])
-        _style(ax, f"{mode}, x [{sp['B']},{sp['T']},{sp['D']}]", 'ms (median, quartiles)', '')
+        title = f"{mode}, x [{sp['B']},{sp['T']},{sp['D']}]"
+        _style(ax, title, 'ms (median, quartiles)', '')
     axs[0].invert_yaxis()
     return fig
 
@@ -61,7 +62,8 @@ def _decode(dc, Figure):
                          ('recompute', 's', 'recompute the prefix')):
         ax.plot(P, [r[key]['median'] for r in dc['rows']], mk + '-', label=lab)
     _log_y(ax); _log_x(ax, P)
-    _style(ax, 'decode cost vs context', 'context P (positions)', 'ms per token (median)')
+    _style(ax, 'decode cost vs context', 'context P (positions)',
+           'ms per token (median)')
     return fig
 
 def _memory(mm, Figure):
@@ -94,9 +96,9 @@ def plot_results(res:dict, # a `run_benchmarks` result, or one read by `load_res
                  dirname:str=None, # write PNGs into this folder; None: return the figures
                  prefix:str='', # file-name prefix, e.g. 'quick_'
                 ) -> list: # matplotlib figures, or the paths written
-    """Time per implementation, decode cost against context, peak memory against T, and the variants'
-    per-token time and cache. A figure is `WIDTH` inches wide at `DPI` (its width on a page in CSS
-    px); the PNGs written have twice the pixels."""
+    """Time per implementation, decode cost against context, peak memory against T, and
+    the variants' per-token time and cache. A figure is `WIDTH` inches wide at `DPI`
+    (its width on a page in CSS px); the PNGs written have twice the pixels."""
     check_result(res); Figure = require_matplotlib()
     figs = [(p, f(res[p], Figure)) for p, f in (('speed', _speed), ('decode', _decode), ('memory', _memory),
                                                  ('variants', _variants)) if res.get(p)]
