@@ -91,8 +91,8 @@ class Attention(nn.Module):
         if qk_norm not in (None, 'head', 'proj'):
             raise ValueError(f"qk_norm must be 'head', 'proj' or None, got {qk_norm!r}")
         if rope_theta is not None and d % 2:
-            raise ValueError(f"rotary embeddings turn pairs of features: head_dim={d} must "
-                             f"be even")
+            raise ValueError(f"rotary embeddings turn pairs of features: head_dim={d}" + (
+                "" if head_dim else f" (d_model={d_model} // n_heads={n_heads})") + " must be even")
         if rope_scaling is not None and rope_theta is None:
             raise ValueError(f"rope_scaling={rope_scaling!r} needs rope_theta, the base")
         for name, flag in (('sinks', sinks), ('qkv_bias', qkv_bias), ('out_bias', out_bias)):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_ground.ipynb #94c4baf9
 from __future__ import annotations
-import inspect, math, operator, re, typing
+import ast, inspect, io, linecache, math, operator, re, textwrap, tokenize, typing
 from numbers import Real
 import torch
 from torch import Tensor
@@ -65,12 +65,52 @@ def check_positive(name:str, # the argument's name, used in the message
     return float(value)
 
 # %% ../nbs/00_ground.ipynb #02302207
+def _param_comments(fn) -> dict:
+    """{parameter: comment} of a function, as fastcore's `docments` reads them: the
+    comment on a parameter's line, else the comment lines right above it (`'return'`:
+    the comment on the return annotation's line). Only the signature's lines are read
+    (tokenized up to the colon that ends it), so documenting every public name at import
+    costs milliseconds where tokenizing each whole function costs a large part of a
+    second.
+
+    Raises:
+        OSError: no source for `fn`.
+    """
+    code = inspect.unwrap(fn).__code__
+    lines = linecache.getlines(code.co_filename)
+    if not lines: raise OSError(f"no source for {fn.__qualname__}")
+    i = code.co_firstlineno - 1
+    while i < len(lines) and not re.match(r'\s*(async\s+)?def\s', lines[i]):
+        i += 1                                                  # past the decorators
+    comments, depth, end = {}, 0, None   # end: the colon that closes the signature
+    for t in tokenize.generate_tokens(io.StringIO(''.join(lines[i:])).readline):
+        if end and t.start[0] > end[0]: break       # a comment after the colon counts
+        op = t.string if t.type == tokenize.OP else None
+        if t.type == tokenize.COMMENT: comments[t.start[0]] = t.string[1:].strip()
+        elif op and op in '([{': depth += 1
+        elif op and op in ')]}': depth -= 1
+        elif op == ':' and depth == 0 and not end: end = t.start
+    (row, col), head = end, lines[i:i + end[0]]
+    src = textwrap.dedent(''.join(head[:-1]) + head[-1][:col + 1] + ' pass\n')
+    node = ast.parse(src).body[0]; a = node.args
+    params = a.args + ([a.vararg] if a.vararg else []) + a.kwonlyargs
+    at = {p.lineno: p.arg for p in params}
+    if node.returns: at[node.returns.lineno] = 'return'   # its line's comment
+    def comment(line):
+        if line in comments: return comments[line]
+        above = []
+        while line - 1 in comments and line - 1 not in at:
+            line -= 1; above.append(comments[line])
+        return '\n'.join(reversed(above)) or None
+    return {name: comment(line) for line, name in at.items()}
+
 def document(obj, fn=None):
     "Write an `Args:` section from the comments on the parameters of `fn` (default `obj`) into `obj`'s docstring, once."
     fn = fn or obj
     doc = inspect.cleandoc(obj.__doc__ or '')
     if re.search(r'^Args:\s*$', doc, re.M): return obj  # written already (or by hand)
-    try: docs = docments(fn)
+    plain = inspect.isfunction(inspect.unwrap(fn))
+    try: docs = _param_comments(fn) if plain else docments(fn)
     # no source to read the comments from: the docstring stays as written
     except (OSError, TypeError): return obj
     sig = inspect.signature(fn).parameters
@@ -145,6 +185,16 @@ def _signature(kw, name, sig, width=88):
         rows[-1] = f'{rows[-1]}, {p}' if rows[-1] else p
     return f'{kw} {name}(\n' + '\n'.join('    ' + r for r in rows) + f'\n{tail}'
 
+def _source_link(sym) -> str|None:
+    "`sym`'s line on GitHub: nbdev's link, the line from `inspect` if nbdev has none."
+    from nbdev.doclinks import NbdevLookup
+    name = f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}"
+    link = NbdevLookup().code(name)
+    if not link or not link.endswith('#LNone'): return link
+    try: line = inspect.getsourcelines(inspect.unwrap(sym))[1]
+    except (OSError, TypeError): return None
+    return link.removesuffix('None') + str(line)
+
 class SiteDoc:
     "One API entry of the site (nbdev's `renderer`): signature, docstring, then its lists."
     def __init__(self, sym, # the function, class, method or property to document
@@ -180,9 +230,8 @@ class SiteDoc:
         return out + [f'- **`{n}`**: {_md(t)}' for n, t in listed.items()]  # not in the signature
 
     def _repr_markdown_(self):
-        from nbdev.doclinks import NbdevLookup
         sym, doc = self.sym, '---\n\n'
-        src = NbdevLookup().code(f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}")
+        src = _source_link(sym)
         if src: doc += f'[source]({src}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
         # marks an entry
         doc += f"{'#' * self.title_level} {self.nm} <span class=\"doc-entry\"></span>\n\n"
