@@ -5,12 +5,13 @@
 # %% ../nbs/08_core.ipynb #6757dcfb
 from __future__ import annotations
 import uuid
+from functools import partial
 import torch
 from torch import nn, Tensor
 from .ground import (check_int, check_bool, check_dropout, check_finite, check_heads,
-                               check_positive, merge_heads, shape_of, document)
-from .dispatch import (Positions, attend, check_attention_mask, check_position_ids,
-                                 documents, token_positions)
+                               check_positive, check_attention_mask, check_position_ids,
+                               merge_heads, shape_of)
+from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 
@@ -24,24 +25,43 @@ class Attention(nn.Module):
 
     The chapter's module (section 4.8): one fused `qkv` projection, `n_heads` heads of
     width `D // n_heads`, a causal mask, dropout on the weights while training, and
-    `out_proj`. Beyond the chapter it takes grouped key/value heads (`n_kv_heads`:
-    query head `h` reads kv head `h // (H // n_kv_heads)`), a sliding window
-    (`window`: a query sees itself and the `window - 1` positions before it), rotary
-    positions (`rope_theta`, and `rope_scaling`: a rotary type and its settings under
-    transformers' `rope_parameters` names, see `Rotary`), padded batches and packed
-    rows, and what later families add: a head width of its own (`head_dim`), QK-norm
-    (`qk_norm='head'`: an RMSNorm of each head's queries and keys, Qwen3, Gemma 3;
-    `'proj'`: of the whole projections, OLMo 2; computed as `RMSNorm(norm_eps,
-    unit_offset=norm_unit_offset, float32=norm_float32)`), another score scale
-    (`query_scale`, Gemma: `query_pre_attn_scalar ** -0.5`), logit soft-capping
-    (`softcap`: scores become `softcap * tanh(scores / softcap)`) and attention sinks
-    (`sinks`: a learned logit per head, parameter `[n_heads]`, that joins every row's
-    softmax, gpt-oss). It builds no `[context_length, context_length]` buffer: masks
-    are made per call, only as large as the call needs.
+    `out_proj`. Beyond the chapter it takes grouped key/value heads, a sliding
+    window, rotary positions, padded batches and packed rows, and what later families
+    add: a head width of its own, QK-norm, another score scale, logit soft-capping and
+    attention sinks. It builds no `[context_length, context_length]` buffer: masks are
+    made per call, only as large as the call needs.
 
     `forward` reads project, rotate, store, attend, project out: who sees whom and
     which kernel computes it is `attend`, rotary positions and the QK-norm are
     `Rotary` and `RMSNorm`, the cache is `KVCache`.
+
+    Args:
+        d_model: D, width of the input and the output.
+        n_heads: H, query heads.
+        context_length: most positions a sequence holds, cached and new.
+        dropout: drops attention weights while training, in [0, 1).
+        n_kv_heads: key/value heads, dividing H (None: H; 1: multi-query); query head
+            `h` reads kv head `h // (H // n_kv_heads)`.
+        window: a query sees itself and the `window - 1` positions before it (None:
+            every earlier position).
+        rope_theta: base of rotary positions on queries and keys (None: none).
+        rope_scaling: a rotary type and its settings under transformers'
+            `rope_parameters` names (`Rotary`; None: the default type).
+        head_dim: width of each head (None: `D // H`, which must divide).
+        qk_norm: 'head': an RMSNorm of each head's queries and keys (Qwen3, Gemma 3);
+            'proj': of the whole projections (OLMo 2); None: none.
+        norm_eps: epsilon of the QK-norm.
+        norm_unit_offset: the QK-norm's weight is `1 + w` (Gemma).
+        norm_float32: the QK-norm in float32, even for float64 (as transformers).
+        query_scale: scores are `q.k` times this (None: `1/sqrt(head_dim)`; Gemma:
+            `query_pre_attn_scalar ** -0.5`).
+        softcap: logit soft-capping, scores become `softcap * tanh(s / softcap)`.
+        sinks: a learned logit per head (parameter `sinks [H]`) that joins every row's
+            softmax as a key with no value (gpt-oss).
+        qkv_bias: bias in the fused q, k, v projection.
+        out_bias: bias in the output projection.
+        device: device of the parameters.
+        dtype: floating dtype of the parameters.
 
     Attributes:
         uid: a random number that tells the caches this layer fills from another's.
@@ -59,29 +79,13 @@ class Attention(nn.Module):
     """
     scan_inputs = False
 
-    def __init__(self,
-                 d_model:int, # D, width of the input and the output
-                 n_heads:int, # H, query heads, each of width head_dim
-                 context_length:int, # most positions a sequence holds, cached and new
-                 dropout:float=0.0, # drops attention weights while training
-                 *,
-                 n_kv_heads:int|None=None, # key/value heads (None: H; 1: multi-query)
-                 window:int|None=None, # sliding window (None: every earlier position)
-                 rope_theta:float|None=None, # base of rotary positions (None: none)
-                 rope_scaling:dict|None=None, # rotary type and settings (None: default)
-                 head_dim:int|None=None, # width of each head (None: D // H)
-                 qk_norm:str|None=None, # 'head', 'proj' or None
-                 norm_eps:float=1e-6, # epsilon of the QK-norm
-                 norm_unit_offset:bool=False, # QK-norm weight 1 + w (Gemma)
-                 norm_float32:bool=False, # QK-norm in float32, even for float64
-                 query_scale:float|None=None, # scores are q.k times this (None: d^-1/2)
-                 softcap:float|None=None, # logit soft-capping (None: none)
-                 sinks:bool=False, # a learned sink logit per head
-                 qkv_bias:bool=False, # bias in the fused q, k, v projection
-                 out_bias:bool=True, # bias in the output projection
-                 device:torch.device|str|None=None, # device of the parameters
-                 dtype:torch.dtype|None=None, # floating dtype of the parameters
-                ):
+    def __init__(self, d_model:int, n_heads:int, context_length:int, dropout:float=0.0,
+                 *, n_kv_heads:int|None=None, window:int|None=None,
+                 rope_theta:float|None=None, rope_scaling:dict|None=None,
+                 head_dim:int|None=None, qk_norm:str|None=None, norm_eps:float=1e-6,
+                 norm_unit_offset:bool=False, norm_float32:bool=False,
+                 query_scale:float|None=None, softcap:float|None=None, sinks:bool=False,
+                 qkv_bias:bool=False, out_bias:bool=True, device=None, dtype=None):
         super().__init__()
         if head_dim is None: d_model, n_heads = check_heads(d_model, n_heads)
         else: d_model, n_heads = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
@@ -90,63 +94,64 @@ class Attention(nn.Module):
         if n_heads % Hkv: raise ValueError(f"n_kv_heads={Hkv} must divide n_heads={n_heads}")
         if qk_norm not in (None, 'head', 'proj'):
             raise ValueError(f"qk_norm must be 'head', 'proj' or None, got {qk_norm!r}")
-        if rope_theta is not None and d % 2:
-            raise ValueError(f"rotary embeddings turn pairs of features: head_dim={d}" + (
-                "" if head_dim else f" (d_model={d_model} // n_heads={n_heads})") + " must be even")
+        if rope_theta is not None and d % 2: raise ValueError(
+            f"rotary embeddings turn pairs of features: head_dim={d}" + ("" if head_dim
+            else f" (d_model={d_model} // n_heads={n_heads})") + " must be even")
         if rope_scaling is not None and rope_theta is None:
             raise ValueError(f"rope_scaling={rope_scaling!r} needs rope_theta, the base")
         for name, flag in (('sinks', sinks), ('qkv_bias', qkv_bias), ('out_bias', out_bias)):
             check_bool(name, flag)
-        if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        if dtype is not None and not getattr(dtype, 'is_floating_point', False):
             raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
         self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = d_model, n_heads, Hkv, d
         self.context_length = check_int('context_length', context_length, 1)
         self.window = None if window is None else check_int('window', window, 1)
-        self.dropout = check_dropout(dropout)
-        self.rope_theta = check_positive('rope_theta', rope_theta, none_ok=True)
-        self.query_scale = check_positive('query_scale', query_scale, none_ok=True)
-        self.softcap = check_positive('softcap', softcap, none_ok=True)
-        self.qk_norm, self.uid, kw = qk_norm, uuid.uuid4().int >> 65, dict(device=device, dtype=dtype)
+        self.dropout, self.qk_norm = check_dropout(dropout), qk_norm
+        self.rope_theta, self.query_scale, self.softcap = (check_positive(n, v, none_ok=True)
+            for n, v in (('rope_theta', rope_theta), ('query_scale', query_scale), ('softcap', softcap)))
+        self.uid, kw = uuid.uuid4().int >> 65, dict(device=device, dtype=dtype)
         self.qkv = nn.Linear(d_model, (n_heads + 2 * Hkv) * d, bias=qkv_bias, **kw)  # q|k|v
-        norm = dict(unit_offset=norm_unit_offset, float32=norm_float32, **kw)
-        norm_eps = check_positive('norm_eps', norm_eps)
+        norm = partial(RMSNorm, eps=check_positive('norm_eps', norm_eps), float32=norm_float32,
+                       unit_offset=norm_unit_offset, **kw)
         if qk_norm is not None:             # over a head, or over a whole projection
             wq, wk = (d, d) if qk_norm == 'head' else (n_heads * d, Hkv * d)
-            self.q_norm, self.k_norm = RMSNorm(wq, norm_eps, **norm), RMSNorm(wk, norm_eps, **norm)
-        if isinstance(rope_scaling, dict):  # the trained length, where the type reads it
+            self.q_norm, self.k_norm = norm(wq), norm(wk)
+        if isinstance(rope_scaling, dict):  # the trained length, for the types that read it
             rope_scaling = {'max_position_embeddings': self.context_length} | rope_scaling
         self.rotary = None if rope_theta is None else Rotary(d, rope_theta, rope_scaling)
         self.out_proj = nn.Linear(n_heads * d, d_model, bias=out_bias, **kw)  # mixes heads
         self.sinks = nn.Parameter(torch.zeros(n_heads, **kw)) if sinks else None
 
     def extra_repr(self):
-        on = dict(n_kv_heads=self.n_kv_heads, window=self.window, rope_theta=self.rope_theta,
-                  rope_type=getattr(self.rotary, 'rope_type', 'default'), qk_norm=self.qk_norm,
-                  query_scale=self.query_scale, softcap=self.softcap, sinks=self.sinks is not None)
-        off = dict(n_kv_heads=self.n_heads, rope_type='default', sinks=False)
+        rope = getattr(self.rotary, 'rope_type', 'default')
+        on = dict(n_kv_heads=self.n_kv_heads if self.n_kv_heads != self.n_heads else None,
+                  window=self.window, rope_theta=self.rope_theta, qk_norm=self.qk_norm,
+                  rope_type=None if rope == 'default' else rope, query_scale=self.query_scale,
+                  softcap=self.softcap, sinks=self.sinks is not None or None)
         return ", ".join([f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim="
-                          f"{self.head_dim}, context_length={self.context_length}"]
-                         + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
-                            for k, v in on.items() if v is not None and v != off.get(k)]
-                         + [f"dropout={self.dropout}"])
+                          f"{self.head_dim}, context_length={self.context_length}"] + [
+            f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}" for k, v in on.items()
+            if v is not None] + [f"dropout={self.dropout}"])
 
-    def forward(self,
-                x:Tensor, # [B, T, D] the new positions
-                cache:KVCache|None=None, # earlier positions' keys and values
-                *,
-                attention_mask:Tensor|None=None, # [B, T] True/1 = real token, 0 = pad
-                position_ids:Tensor|None=None, # [B, T] packed rows: from 0 per document
-                need_weights:bool=False, # also return the weights [B, H, T, K]
-                explicit:bool=False, # the written-out route instead of the fused kernel
-               ): # out [B, T, D], or (out, weights) with need_weights
+    def forward(self, x:Tensor, cache:KVCache|None=None, *, attention_mask:Tensor|None=None,
+                position_ids:Tensor|None=None, need_weights:bool=False, explicit:bool=False):
         """Causal self-attention over the cached positions and the new block `x`.
 
         The cache gets this block's keys and values when the call completes; a call
         that raises leaves it as it was. `attention_mask` pads any positions (left,
         right or inside a row): a pad's output is 0 and no query sees it. With
         `position_ids` a row holds several documents packed together: each token's
-        position in its document, starting from 0 at each document; a token sees only
+        position in its document, from 0 at each document's start; a token sees only
         its own document's earlier tokens, rotated by those positions.
+
+        Args:
+            x: `[B, T, D]` the new positions.
+            cache: the earlier positions' keys and values (`KVCache`), or None.
+            attention_mask: `[B, T]` bool or 0/1, True/1 = a real token.
+            position_ids: `[B, T]` packed rows: each token's position in its document.
+            need_weights: also return the weights `[B, H, T, K]`.
+            explicit: the written-out route instead of the fused kernel (the same
+                result to rounding).
 
         Returns:
             `out [B, T, D]`; with `need_weights`, `(out, weights)` where `weights` is
@@ -156,33 +161,32 @@ class Attention(nn.Module):
             window, the document or on padding are 0; the rows of pad queries are 0.
 
         Raises:
-            TypeError: `x` is not a tensor or has another dtype than the weights
-                (outside autocast); `cache` is not a KVCache; `attention_mask` or
-                `position_ids` is not an integer (or bool) tensor; a flag is not a bool.
-            ValueError: `x` is not `[B, T, d_model]` with T >= 1, or is on another
-                device; the cached plus new positions exceed `context_length`; the
-                cache holds another batch, width, dtype or device, or was filled by
-                another layer; `attention_mask` or `position_ids` is not `[B, T]` on x's
-                device; `attention_mask` holds values other than 0/1 or leaves a
+            TypeError: `x` has another dtype than the weights (outside autocast);
+                `cache` is not a KVCache; `attention_mask` or `position_ids` is not an
+                integer (or bool) tensor; a flag is not a bool.
+            ValueError: `x` is not a tensor `[B, T, d_model]` with T >= 1, or is on
+                another device; the cached plus new positions exceed `context_length`;
+                the cache holds another batch, width, dtype or device, or was filled by
+                another layer; `attention_mask` or `position_ids` is not `[B, T]` on
+                x's device; `attention_mask` holds values other than 0/1 or leaves a
                 sequence with no real token; `position_ids` is negative at a real token
                 or comes with a cache; with `scan_inputs`, `x` holds NaN/inf.
         """
-        valid, packed = self._check_input(x, cache, attention_mask, position_ids,
-                                          need_weights, explicit)
+        valid, pos = self._check_input(x, cache, attention_mask, position_ids,
+                                       need_weights, explicit)
         q, k, v = self.project(x, valid)                     # [B, H | Hkv, T, d]
-        if packed is not None: pos = packed                  # [B, T], -1 at pads
-        elif valid is not None or self.rotary is not None or (cache is not None and cache.padded):
+        doc = None if pos is None else documents(pos)        # packed rows
+        if pos is None and (valid is not None or self.rotary is not None
+                            or cache is not None and cache.padded):
             start = 0 if cache is None else cache.next_position
-            pos = token_positions(x.shape[1], start, valid, x.device)
-        else: pos = None
+            pos = token_positions(x.shape[1], start, valid, x.device)  # among real tokens
         if self.rotary is not None: q, k = self.rotate_qk(q, k, pos)
-        doc = None if packed is None else documents(packed)
 
         def finish(k, v, k_pos):                             # attend, mix the heads
             ctx, w = attend(q, k, v, None if k_pos is None else Positions(pos, k_pos, doc),
                             window=self.window, scale=self.query_scale, softcap=self.softcap,
-                            dropout_p=self.dropout if self.training else 0.0, sinks=self.sinks,
-                            explicit=explicit or need_weights)
+                            dropout_p=self.dropout if self.training else 0.0,
+                            sinks=self.sinks, explicit=explicit or need_weights)
             return self.out_proj(merge_heads(ctx)), w        # [B, T, D]
 
         k_pos = None if pos is None or pos.ndim == 1 else pos
@@ -192,31 +196,27 @@ class Attention(nn.Module):
             w = None if w is None else w.masked_fill(~valid[:, None, :, None], 0)
         return (out, w) if need_weights else out
 
-    def project(self,
-                x:Tensor, # [B, T, D]
-                valid:Tensor|None=None, # [B, T] True = real token; a pad's q, k, v are 0
-               ) -> tuple: # q [B, H, T, d], k and v [B, Hkv, T, d]
-        "Queries, keys and values by heads from the fused projection, with the QK-norm."
+    def project(self, x:Tensor, valid:Tensor|None=None) -> tuple:
+        """Queries `[B, H, T, d]`, keys and values `[B, Hkv, T, d]` from the fused
+        projection of `x [B, T, D]`, with the QK-norm; where `valid [B, T]` is False (a
+        pad), all three are 0."""
         d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                               # (a rank's heads if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
+        sizes = (H, (n - H) // 2, (n - H) // 2)
         if self.qk_norm == 'proj':                           # OLMo 2: whole projections
-            q, k, v = qkv.split((H * d, (n - H) // 2 * d, (n - H) // 2 * d), -1)
+            q, k, v = qkv.split([s * d for s in sizes], -1)
             q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2)
                        for t in (self.q_norm(q), self.k_norm(k), v))
         else:
-            heads = qkv.view(*x.shape[:2], n, d).transpose(1, 2)  # [B, n, T, d] views
-            q, k, v = heads.split_with_sizes((H, (n - H) // 2, (n - H) // 2), 1)
+            q, k, v = qkv.view(*x.shape[:2], n, d).transpose(1, 2).split_with_sizes(sizes, 1)
             if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)
         if valid is None: return q, k, v
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
 
-    def rotate_qk(self,
-                  q:Tensor, # [B, H, T, d] queries
-                  k:Tensor, # [B, Hkv, T, d] keys
-                  pos:Tensor, # [T] or [B, T] their positions
-                 ) -> tuple: # (q, k) rotated
-        "Queries and keys turned by their positions; the angles computed once for both."
+    def rotate_qk(self, q:Tensor, k:Tensor, pos:Tensor) -> tuple:
+        """Queries `q [B, H, T, d]` and keys `k [B, Hkv, T, d]` turned by their positions
+        `pos` (`[T]` or `[B, T]`); the angles computed once for both."""
         cos, sin = self.rotary(pos, q.dtype)
         return rotate(q, cos, sin), rotate(k, cos, sin)
 
@@ -224,28 +224,21 @@ class Attention(nn.Module):
         "Refuse bad input to `forward`; the padding mask and the packed positions."
         check_bool('need_weights', need_weights), check_bool('explicit', explicit)
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[2] != self.d_model or not x.shape[1]:
-            raise ValueError(f"x must be a tensor [B, T >= 1, d_model={self.d_model}], got "
-                             f"{shape_of(x)}")
+            raise ValueError(f"x must be a tensor [B, T >= 1, d_model={self.d_model}], got {shape_of(x)}")
         w, T = self.qkv.weight, x.shape[1]
-        if x.device != w.device:
-            raise ValueError(f"x is on {x.device} but the module's weights are on {w.device}")
-        if x.dtype != w.dtype and not (x.device.type != 'meta'
-                                       and torch.is_autocast_enabled(x.device.type)):
-            raise TypeError(f"x has dtype {x.dtype} but the module's weights have dtype "
-                            f"{w.dtype}; convert one of them, e.g. x.to({w.dtype})")
+        if x.device != w.device: raise ValueError(f"x is on {x.device} but the module's weights are on {w.device}")
+        if x.dtype != w.dtype and not (x.device.type != 'meta' and torch.is_autocast_enabled(x.device.type)):
+            raise TypeError(f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
+                            f"convert one of them, e.g. x.to({w.dtype})")
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
         if (P := 0 if cache is None else cache.n_seen) + T > self.context_length:
-            raise ValueError(f"{T} new positions after {P} cached exceed context_length="
-                             f"{self.context_length}; raise context_length, or call "
-                             f"cache.reset() to start a new sequence")
+            raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}; "
+                             f"raise context_length, or call cache.reset() to start a new sequence")
         if self.scan_inputs: check_finite(x)
         valid = None if attention_mask is None else check_attention_mask(
             attention_mask, x, allow_empty=cache is not None)
-        if position_ids is None: return valid, None
-        if cache is not None: raise ValueError(
+        if position_ids is not None and cache is not None: raise ValueError(
             "position_ids (packed documents) came with a cache: a cache continues one "
             "sequence per row; pass one or the other")
-        return valid, check_position_ids(position_ids, x, valid)
-
-for _obj, _fn in ((Attention, Attention.__init__), (Attention.forward, None)): document(_obj, _fn)
+        return valid, None if position_ids is None else check_position_ids(position_ids, x, valid)

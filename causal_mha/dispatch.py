@@ -12,253 +12,207 @@ from torch import Tensor
 import torch.nn.functional as F
 from .ground import check_dropout, check_int, check_positive, shape_of
 from .masks import masked_softmax
-from .weighted import attention
 
 # %% auto #0
 __all__ = ['token_positions', 'visible', 'Positions', 'documents', 'attend']
 
 # %% ../nbs/08a_dispatch.ipynb #3c20b0fb
-def token_positions(T:int, # new positions in the call
-                    start:int|Tensor=0, # the first one's position: an int, or [B] (each sequence's real tokens so far)
-                    valid:Tensor|None=None, # [B, T] bool, True = real token; None: no padding
-                    device=None, # of the result
-                   ) -> Tensor: # [T], or [B, T] with padding or a per-sequence start (-1 at pads)
-    "Each new token's position among its sequence's real tokens: what the causal band, a window and RoPE count."
+def token_positions(T:int, start:int|Tensor=0, valid:Tensor|None=None, device=None) -> Tensor:
+    """Each new token's position among its sequence's real tokens: what the causal
+    band, a window and rotary embeddings count.
+
+    Args:
+        T: new positions in the call.
+        start: the first one's position: an int, or `[B]`, each sequence's own count.
+        valid: `[B, T]` bool, True = real token; None: no padding.
+        device: of the result.
+
+    Returns:
+        `[T]`, or `[B, T]` with padding or a start per sequence (-1 at pads).
+    """
     if valid is None:
-        if not isinstance(start, Tensor): return torch.arange(start, start + T, device=device)
-        return start[:, None] + torch.arange(T, device=device)
-    if not isinstance(start, Tensor): start = valid.new_full((valid.shape[0],), start, dtype=torch.long)
+        if isinstance(start, Tensor): return start[:, None] + torch.arange(T, device=device)
+        return torch.arange(start, start + T, device=device)
+    if not isinstance(start, Tensor): start = valid.new_full(valid.shape[:1], start, dtype=torch.long)
     return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)
 
 # %% ../nbs/08a_dispatch.ipynb #c96a3a94
-def visible(
-    q_pos:Tensor, # [T] or [B, T] query positions, -1 = pad
-    k_pos:Tensor, # [K] or [B, K] key positions, -1 = pad or free slot
-    window:int|None=None, # keys at most window-1 positions back
-    q_doc:Tensor|None=None, # [B, T] each query's document (packed rows)
-    k_doc:Tensor|None=None, # [B, K] each key's document
-) -> Tensor: # [T, K] or [B, T, K] bool, True = may attend
+def visible(q_pos:Tensor, k_pos:Tensor, window:int|None=None, q_doc:Tensor|None=None,
+            k_doc:Tensor|None=None) -> Tensor:
     """Which key each query may see: a real key of its own document, not after it and
-    (with a window) fewer than `window` positions back. A pad query (-1) is given every
-    key: a finite row whose output the layer then sets to 0."""
+    (with a window) fewer than `window` positions back. A pad query (-1) is given
+    every key: a finite row whose output the layer then sets to 0.
+
+    Args:
+        q_pos: `[T]` or `[B, T]` query positions, -1 = pad.
+        k_pos: `[K]` or `[B, K]` key positions, -1 = pad or a free slot.
+        window: a query sees keys at most `window - 1` positions back (None: all).
+        q_doc: `[B, T]` each query's document (packed rows; None: one per row).
+        k_doc: `[B, K]` each key's document.
+
+    Returns:
+        `[T, K]` or `[B, T, K]` bool, True = may attend.
+    """
     qp, kp = q_pos[..., :, None], k_pos[..., None, :]
     allowed = (kp >= 0) & (kp <= qp)
-    if window is not None:
-        allowed &= kp > qp - window
-    if q_doc is not None:
-        allowed &= q_doc[..., :, None] == k_doc[..., None, :]
+    if window is not None: allowed &= kp > qp - window
+    if q_doc is not None: allowed &= q_doc[..., :, None] == k_doc[..., None, :]
     return allowed | (qp < 0)
 
 # %% ../nbs/08a_dispatch.ipynb #a8fde85d
 @dataclass(frozen=True)
 class Positions:
     """Where the queries and keys of one `attend` call are: each one's position among
-    its sequence's real tokens (-1: a pad, or a slot the cache has not filled), and for
-    packed rows the document each slot belongs to.
+    its sequence's real tokens (-1: a pad, or a slot the cache has not filled), and in
+    packed rows the document each slot belongs to. The queries are the last `T` of
+    the `K` key slots, so one `doc` row serves both; documents are numbered in order
+    along a row.
 
-    A query sees the real keys of its own document at positions up to its own
-    (`visible`). The queries are the last `T` of the `K` key slots, so one `doc` row
-    serves both; documents are numbered in order along a row."""
-    q:Tensor # [B, T] positions of the queries
-    k:Tensor # [B, K] positions of the keys
-    doc:Tensor|None=None # [B, K] document of each key slot; None: one per row
+    Attributes:
+        q: `[B, T]` positions of the queries.
+        k: `[B, K]` positions of the keys.
+        doc: `[B, K]` document of each key slot, packed rows only (then `K == T`).
+    """
+    q:Tensor
+    k:Tensor
+    doc:Tensor|None = None
 
-    def visible(self,
-                window:int|None=None, # keys at most window-1 positions back
-               ) -> Tensor: # [B, T, K] bool
-        "`visible` for these queries and keys."
-        T = self.q.shape[-1]
-        q_doc = None if self.doc is None else self.doc[..., -T:]
-        return visible(self.q, self.k, window, q_doc, self.doc)
+    def visible(self, window:int|None=None) -> Tensor: # [B, T, K] bool
+        "`visible` for these queries and keys, with a `window` (None: all)."
+        doc = self.doc
+        return visible(self.q, self.k, window, None if doc is None else doc[..., -self.q.shape[-1]:], doc)
 
 # %% ../nbs/08a_dispatch.ipynb #2b06a0f2
-def documents(pos:Tensor, # [B, T] positions, from 0 at each document's start; -1 = pad
-             ) -> Tensor: # [B, T] document index, increasing along each row
+def documents(pos:Tensor) -> Tensor:
     """Each token's document in a packed row: a new one starts wherever a real token's
-    position is not the previous real token's plus one (pads are passed over), as
-    transformers reads packed `position_ids`."""
+    position is not the previous real token's plus one (pads, -1, are passed over), as
+    transformers reads packed `position_ids`.
+
+    Args:
+        pos: `[B, T]` positions, from 0 at each document's start; -1 = pad.
+
+    Returns:
+        `[B, T]` int64 document index, increasing along each row.
+    """
     real, slot = pos >= 0, torch.arange(pos.shape[-1], device=pos.device)
     prev = F.pad(torch.where(real, slot, -1).cummax(-1).values[..., :-1], (1, 0), value=-1)
     prev_pos = pos.gather(-1, prev.clamp(min=0)).masked_fill(prev < 0, -2)
     return (real & (pos != prev_pos + 1)).long().cumsum(-1)
 
 # %% ../nbs/08a_dispatch.ipynb #a54cd28c
-def _softcap(scores:Tensor, cap:float) -> Tensor:
-    "Gemma 2's soft-capping: `cap * tanh(scores / cap)`, every score in (-cap, cap)."
-    return cap * torch.tanh(scores / cap)
-
-def _by_group(mask:Tensor, Hkv:int) -> Tensor:
-    "A mask [T, K], [B, T, K] or [B, 1 or H, T, K] as [.., Hkv or 1, G or 1, T, K]."
-    if mask.ndim < 4:
-        return mask if mask.ndim == 2 else mask[:, None, None]
-    return mask[:, :, None] if mask.shape[1] == 1 else mask.unflatten(1, (Hkv, -1))
-
 def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
-    """The explicit route: section 4.1's `attention()`, or its formula with
-    soft-capping and sinks; returns the weights too. `mask` is bool (True = may attend)
-    or float (added to the scores). A row that sees no key gets weights 0, as the
-    fused kernel gives it."""
+    """The explicit route: scores, mask and softmax written out, as section 4.1 does;
+    with soft-capping and sinks. `mask`: bool, True = may attend, or float, added to
+    the scores, `[T, K]`, `[B, T, K]` or `[B, H or 1, T, K]`. A row that sees no key
+    gets weights 0, as the fused kernel gives it. Returns (ctx, weights)."""
     H, Hkv = q.shape[1], k.shape[1]
-    qg = q.unflatten(1, (Hkv, H // Hkv)) * scale  # scale [.., T, d], not [.., T, K]
-    kg, vg = k[:, :, None], v[:, :, None]         # a group's heads share k, v
-    mask, bias = _by_group(mask, Hkv), None
-    if mask.dtype != torch.bool:                  # additive: onto the scores
-        mask, bias = mask > float('-inf'), mask
-    seen = mask.any(-1, keepdim=True)             # [.., T, 1] rows that see a key
-    mask = mask | ~seen                           # the others: finite, then set to 0
-    if bias is not None:
-        bias = bias.masked_fill(~seen, 0)
-    if softcap is None and sinks is None and not dropout_p and bias is None:
-        ctx, w = attention(qg, kg, vg, mask, scale=False, return_weights=True,
-                           validate=False)
-    else:
-        s = qg @ kg.transpose(-2, -1)             # [B, Hkv, G, T, K]
-        if softcap is not None:
-            s = _softcap(s, softcap)
-        if bias is not None:
-            s = s + bias
-        if sinks is not None:                     # one more logit, no value
-            sink = sinks.view(Hkv, H // Hkv, 1, 1).to(s.dtype).expand(*s.shape[:-1], 1)
-            s = torch.cat((s, sink), -1)
-            mask = mask.expand(*s.shape[:-1], s.shape[-1] - 1)
-            mask = F.pad(mask, (0, 1), value=True)
-        w = masked_softmax(s, mask, validate=False)
-        if sinks is not None:
-            w = w[..., :-1]                       # the sink's share: 1 - the row's sum
-        if dropout_p:
-            w = F.dropout(w, dropout_p)           # dropout on the weights (4.6)
-        ctx = w @ vg
-    ctx, w = ctx.masked_fill(~seen, 0), w.masked_fill(~seen, 0)
-    return ctx.flatten(1, 2), w.flatten(1, 2)
+    if mask.ndim == 3: mask = mask[:, None]
+    mask = mask.unflatten(-3, (Hkv, -1)) if mask.ndim == 4 and mask.shape[1] > 1 else (
+        mask.unsqueeze(-3))                                # [.., Hkv or 1, G or 1, T, K]
+    bias = None if mask.dtype == torch.bool else mask    # additive: onto the scores
+    mask = mask if bias is None else mask > -math.inf
+    seen = mask.any(-1, keepdim=True)                    # rows that see some key
+    s = (q.unflatten(1, (Hkv, -1)) * scale) @ k[:, :, None].transpose(-2, -1)
+    if softcap is not None: s = softcap * torch.tanh(s / softcap)   # Gemma 2
+    if bias is not None: s = s + bias.masked_fill(~seen, 0)
+    mask = (mask | ~seen).expand(s.shape)                # no key: a finite row, then 0
+    if sinks is not None:                                # one more logit, no value
+        s = torch.cat((s, sinks.view(Hkv, -1, 1, 1).to(s.dtype).expand(*s.shape[:-1], 1)), -1)
+        mask = F.pad(mask, (0, 1), value=True)
+    w = masked_softmax(s, mask, validate=False)[..., :k.shape[2]].masked_fill(~seen, 0)
+    if dropout_p: w = F.dropout(w, dropout_p)            # on the weights (4.6)
+    return (w @ v[:, :, None]).flatten(1, 2), w.flatten(1, 2)
 
 # %% ../nbs/08a_dispatch.ipynb #e46461e7
 def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None):
     """`scaled_dot_product_attention`. With grouped kv heads and one query per head (a
-    decode step), each group of query heads goes in as the queries of its one kv head:
-    the keys are read once per kv head, not once per query head."""
-    B, H, T, d = q.shape
-    Hkv = k.shape[1]
-    if Hkv == H:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p,
-                                              is_causal=is_causal, scale=scale)
-    if T == 1:
-        if attn_mask is not None and attn_mask.shape[1] == H:  # a mask per query head
-            attn_mask = attn_mask.view(attn_mask.shape[0], Hkv, H // Hkv, -1)
-        qg = q.reshape(B, Hkv, H // Hkv, d)
-        out = F.scaled_dot_product_attention(qg, k, v, attn_mask, dropout_p=dropout_p,
-                                             scale=scale)
-        return out.view(B, H, 1, -1)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=dropout_p,
-                                          is_causal=is_causal, scale=scale,
-                                          enable_gqa=True)
+    decode step) each group's heads go in as the queries of their one kv head: the
+    keys are read once per kv head, not once per query head."""
+    (B, H, T, d), Hkv = q.shape, k.shape[1]
+    sdpa = partial(F.scaled_dot_product_attention, dropout_p=dropout_p, scale=scale)
+    if Hkv == H: return sdpa(q, k, v, attn_mask=attn_mask, is_causal=is_causal)
+    if T > 1: return sdpa(q, k, v, attn_mask=attn_mask, is_causal=is_causal, enable_gqa=True)
+    if attn_mask is not None and attn_mask.shape[1] == H:    # a mask per query head
+        attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)
+    return sdpa(q.view(B, Hkv, -1, d), k, v, attn_mask=attn_mask).view(B, H, 1, -1)
 
-def _with_sink(
-    q:Tensor, # [B, H, T, d] queries
-    k:Tensor, # [B, Hkv, K, d] keys
-    v:Tensor, # [B, Hkv, K, d_v] values
-    sinks:Tensor, # [H] each head's sink logit
-    kernel, # the kernel call to extend, as `_kernel` with fixed keywords
-    scale:float, # the scores' scale
-) -> tuple: # (q, k, v, call): call(q, k, v, attn_mask=None) adds the sink key
+def _with_sink(q, k, v, sinks, kernel, scale):
     """Sinks on the fused kernel: one more key, one feature wider, whose score is the
-    head's sink logit, with a zero value."""
-    B, H, T, d = q.shape
-    Hkv = k.shape[1]
-    logit = (sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)
-    q, k = torch.cat((q, logit), -1), F.pad(k, (0, 1))  # real keys score q.k
-    sink_k = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))     # [0, .., 0, 1]: the logit
+    head's sink logit (`sinks [H]`), with a zero value. Returns (q, k, v, kernel)."""
+    (B, H, T, d), Hkv = q.shape, k.shape[1]
+    q = torch.cat((q, (sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)), -1)
+    sink = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))         # [0, .., 0, 1]: the logit
 
     def call(q, k, v, attn_mask=None):
         if attn_mask is not None:
-            keep = True if attn_mask.dtype == torch.bool else 0.0
-            attn_mask = F.pad(attn_mask, (0, 1), value=keep)
-        k = torch.cat((k, sink_k.expand(k.shape[0], -1, -1, -1)), 2)
+            attn_mask = F.pad(attn_mask, (0, 1), value=True if attn_mask.dtype == torch.bool else 0.0)
+        k = torch.cat((k, sink.expand(k.shape[0], -1, -1, -1)), 2)
         return kernel(q, k, F.pad(v, (0, 0, 0, 1)), attn_mask=attn_mask, scale=scale)
-
-    return q, k, v, call
+    return q, F.pad(k, (0, 1)), v, call
 
 # %% ../nbs/08a_dispatch.ipynb #5ed6bbaa
 def _runs(pos:Positions) -> list|None:
-    """(row, first slot, end slot) of each stretch of one document's real tokens, when
-    every document is one stretch in order and no query outside them sees a key;
-    else None. One host synchronisation."""
-    kp, qp = pos.k, pos.q
-    B, K = kp.shape
-    real = kp >= 0
-    doc = torch.zeros_like(kp) if pos.doc is None else pos.doc
-    same = F.pad(real[:, 1:] & real[:, :-1] & (doc[:, 1:] == doc[:, :-1]), (1, 0))
-    start, end = real & ~same, real & ~F.pad(same[:, 1:], (0, 1))
-    slot = torch.arange(K, device=kp.device)
-    last = torch.where(real, slot, -1).cummax(1).values    # the last real slot so far
-    prev = F.pad(last[:, :-1], (1, 0), value=-1)           # ... before this one
-    prev_doc = doc.gather(1, prev.clamp(min=0))
-    new_doc = real & ((prev < 0) | (doc > prev_doc))
-    in_order = (~real | (prev < 0) | (doc >= prev_doc)).all()
-    stray = (qp >= 0) & ~real & (prev >= 0)                # a pad query after a key
-    ok = in_order & (start == new_doc).all() & ~stray.any()
-    se = torch.cat((start.nonzero(), end.nonzero()[:, 1:] + 1), 1)
-    host = torch.cat((ok[None].long(), se.flatten())).tolist()  # one host sync
+    """`(row, start, end)` of each stretch of slots that holds one document's real
+    tokens, when each document is one stretch, in order, and no query outside them
+    sees a key; else None. One host synchronisation."""
+    real, doc = pos.k >= 0, pos.k * 0 if pos.doc is None else pos.doc
+    slot = torch.arange(pos.k.shape[1], device=real.device)
+    prev = F.pad(torch.where(real, slot, -1).cummax(1).values[:, :-1], (1, 0), value=-1)
+    was = doc.gather(1, prev.clamp(min=0))               # the last real token's document
+    goes_on = real & (prev >= 0) & (slot - 1 == prev) & (doc == was)  # a stretch goes on
+    start, new = real & ~goes_on, real & ((prev < 0) | (doc > was))  # a new document
+    ok = (start == new).all() & ~((pos.q >= 0) & ~real & (prev >= 0)).any()
+    ok &= (~real | (prev < 0) | (doc >= was)).all()      # documents in order
+    end = real & ~F.pad(goes_on[:, 1:], (0, 1))
+    se = torch.cat((start.nonzero(), end.nonzero()[:, 1:] + 1), 1).flatten()
+    host = torch.cat((ok.long()[None], se)).tolist()    # one host sync
     return [tuple(host[i:i + 3]) for i in range(1, len(host), 3)] if host[0] else None
 
-def _window_starts(q_pos, k_pos, S, W):
-    """With padding and a window: per block of `S` queries, the first key slot any of
-    its queries can see. One host synchronisation."""
-    (B, T), big = q_pos.shape, 2 ** 62                     # big: after any position
-    q = torch.cat((q_pos.masked_fill(q_pos < 0, big), q_pos.new_full((B, -T % S), big)),
-                  1)
+def _window_starts(pos:Positions, S:int, W:int) -> list:
+    """Per block of `S` queries, the first key slot any of them can see through a
+    window `W`, with padding. One host synchronisation."""
+    B, T = pos.q.shape
+    q = F.pad(pos.q.masked_fill(pos.q < 0, 2 ** 62), (0, -T % S), value=2 ** 62)
     first = q.unflatten(1, (-1, S)).amin(-1)               # [B, blocks] first query
-    keys = k_pos.cummax(-1).values.contiguous()            # positions never decrease
-    slots = torch.searchsorted(keys, first - W + 1)
-    if slots.is_meta:
-        raise ValueError("padding with a window needs the positions' values to find "
-                         "each block's keys, and tensors on the meta device hold none: "
-                         "run on a real device")
+    slots = torch.searchsorted(pos.k.cummax(-1).values.contiguous(), first - W + 1)
+    if slots.is_meta: raise ValueError(
+        "padding with a window needs the positions' values to find each block's keys, "
+        "and tensors on the meta device hold none: run on a real device")
     return slots.amin(0).tolist()
 
 @cache
 def _outside_graph(fn):
-    "`fn` run eagerly when called from a compiled graph (imports the compiler then)."
+    "`fn`, run eagerly when called from a compiled graph (imports the compiler then)."
     return torch.compiler.disable(fn)
 
 def _blocked(q, k, v, pos, W, kernel, block_size):
     """Queries in blocks of `S`, each against only the key slots it can see, with a
     mask as small as the block: `S x (S + W - 1)` with a window."""
-    B, H, T, _ = q.shape
-    K = k.shape[2]
+    (B, H, T, _), K = q.shape, k.shape[2]
     if isinstance(T, torch.SymInt) and torch.compiler.is_compiling():
         return _outside_graph(_blocked)(q, k, v, pos, W, kernel, block_size)
-    if pos is None:
-        pos = Positions(token_positions(T, K - T, device=q.device),
-                        token_positions(K, device=q.device))
     S = block_size if W is None else max(64, min(block_size, W // 4))
     starts = range(0, T, S)
-    if W is None or pos.doc is not None or T == 1 or torch.compiler.is_compiling():
+    if W is not None and pos is None: los = [max(0, K - T + t - W + 1) for t in starts]
+    elif W is None or pos.doc is not None or T == 1 or torch.compiler.is_compiling():
         los = [0] * len(starts)                            # no host sync
-    elif pos.q.ndim == 1:
-        los = [max(0, K - T + t0 - W + 1) for t0 in starts]
-    else:
-        los = _window_starts(pos.q, pos.k, S, W)
-    doc = pos.doc
-    ctx = q.new_empty(B, T, H, v.shape[-1]) if len(starts) > 1 else None  # [B, T, H, d]
-    for t0, lo in zip(starts, los):
-        lo, hi = min(lo, K - T + t0), K - T + min(t0 + S, T)  # its first .. last key
-        m = visible(pos.q[..., t0:t0 + S], pos.k[..., lo:hi], W,
-                    None if doc is None else doc[..., K - T + t0:hi],
-                    None if doc is None else doc[..., lo:hi])
-        m = m[:, None] if m.ndim == 3 else m               # [B, 1, S, K_b] or [S, K_b]
-        out = kernel(q[:, :, t0:t0 + S], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=m)
-        if ctx is None:
-            return out
-        ctx[:, t0:t0 + S] = out.transpose(1, 2)
-    return ctx.transpose(1, 2)
+    else: los = _window_starts(pos, S, W)
+    if pos is None: pos = Positions(*(torch.arange(n, device=q.device) + K - n for n in (T, K)))
+    out = []
+    for t, lo in zip(starts, los):
+        lo, hi = min(lo, K - T + t), K - T + min(t + S, T)  # its first .. last key
+        doc = (None, None) if pos.doc is None else (pos.doc[..., K - T + t:hi], pos.doc[..., lo:hi])
+        m = visible(pos.q[..., t:t + S], pos.k[..., lo:hi], W, *doc)
+        out.append(kernel(q[:, :, t:t + S], k[:, :, lo:hi], v[:, :, lo:hi],
+                          attn_mask=m[:, None] if m.ndim == 3 else m))
+    return out[0] if len(out) == 1 else torch.cat(out, 2)
 
 def _unpadded(q, k, v, W, kernel, block_size, sinks):
     "No padding: the last T of the K keys are the queries' own."
     T, K = q.shape[2], k.shape[2]
     if W is not None and K > T + W - 1:                    # keys no window reaches
         k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]
-    if T == 1:
-        return kernel(q, k, v)                             # a decode step: every key
+    if T == 1: return kernel(q, k, v)                      # a decode step: every key
     if k.shape[2] == T and (W is None or T <= W) and sinks is None:
         return kernel(q, k, v, is_causal=True)
     return _blocked(q, k, v, None, W, kernel, block_size)
@@ -266,11 +220,10 @@ def _unpadded(q, k, v, W, kernel, block_size, sinks):
 def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
     """Each stretch of one document's real tokens attended alone, stretches of one
     length in one kernel call; the other slots 0. Rows are cut with `split` and joined
-    with `cat`, so backward joins the gradients in one `cat` per row."""
+    with `cat`, so backward joins each row's gradients in one `cat`."""
     (B, H, T, _), dv = q.shape, v.shape[-1]
     cuts = [[] for _ in range(B)]                          # (start, end, a run?)
-    for b, s, e in runs:
-        cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
+    for b, s, e in runs: cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
     for row in cuts: row.append((row[-1][1] if row else 0, T, False))
     pieces = [list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
               for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))]
@@ -282,166 +235,112 @@ def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
         qs, ks, vs = (torch.stack(t) for t in zip(*(pieces[b][i] for b, i in at)))
         out.update(zip(at, _unpadded(qs, ks, vs, W, kernel, block_size, sinks).unbind(0)))
     return torch.stack([torch.cat([out[b, i] if run else q.new_zeros(H, e - s, dv)
-                                   for i, (s, e, run) in enumerate(row)], 1)
-                        for b, row in enumerate(cuts)])
+                                   for i, (s, e, run) in enumerate(row)], 1) for b, row in enumerate(cuts)])
 
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
 def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
     "`attend`'s arguments, refused by name where they do not fit together."
-    qs, ks, vs = q.shape, k.shape, v.shape
-    if (len(qs) != 4 or len(ks) != 4 or vs[:3] != ks[:3] or qs[1] % ks[1]
-            or qs[3] != ks[3] or qs[2] > ks[2]):
-        raise ValueError(f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], "
-                         f"[B, Hkv, K, d_v] with Hkv dividing H and T <= K, got "
-                         f"{list(qs)}, {list(ks)}, {list(vs)}")
-    B, H, T, K = qs[0], qs[1], qs[2], ks[2]
+    if not (q.ndim == k.ndim == v.ndim == 4 and v.shape[:3] == k.shape[:3] and q.shape[2]
+            <= k.shape[2] and q.shape[1] % k.shape[1] == 0 and q.shape[3] == k.shape[3]):
+        raise ValueError(f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with "
+                         f"Hkv dividing H and T <= K, got {shape_of(q)}, {shape_of(k)}, {shape_of(v)}")
+    (B, H, T, _), K = q.shape, k.shape[2]
     if pos is not None and mask is not None:
-        raise ValueError("pos and mask were both given: a ready mask already says "
-                         "which keys each query sees; pass one of them")
-    if pos is not None:
-        if not isinstance(pos, Positions):
-            raise TypeError(f"pos must be a Positions or None, got "
-                            f"{type(pos).__name__}")
-        shapes = [shape_of(t) for t in (pos.q, pos.k, pos.doc) if t is not None]
-        if (pos.q.shape[-1] != T or pos.k.shape[-1] != K
-                or (pos.doc is not None and (pos.doc.shape != pos.k.shape or K != T))):
-            raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key "
-                             f"positions (doc: [B, K], only with K == T), got "
-                             f"{shapes}")
-    if mask is not None:
-        ok = isinstance(mask, Tensor) and mask.ndim == 4 and not mask.is_complex()
-        if not (ok and mask.shape[0] in (1, B) and mask.shape[1] in (1, H)
-                and tuple(mask.shape[2:]) == (T, K)):
-            raise ValueError(f"mask must be a bool or float tensor [B or 1, H or 1, "
-                             f"T, K] = [{B}, {H}, {T}, {K}], got {shape_of(mask)}")
-    if window is not None:
-        check_int('window', window, 1)
-    if scale is not None:
-        check_positive('scale', scale)
-    if softcap is not None:
-        check_positive('softcap', softcap)
-    if dropout_p:
-        check_dropout(dropout_p, 'dropout_p')
-    if block_size != 1024:
-        check_int('block_size', block_size, 1)
+        raise ValueError("pos and mask were both given: a ready mask already says which keys "
+                         "each query sees; pass one of them")
+    if pos is not None and not isinstance(pos, Positions):
+        raise TypeError(f"pos must be a Positions or None, got {type(pos).__name__}")
+    if pos is not None and (pos.q.shape[-1], pos.k.shape[-1]) != (T, K) or (
+            pos is not None and pos.doc is not None and (pos.doc.shape != pos.k.shape or K != T)):
+        raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key positions (doc: "
+                         f"[B, K], only with K == T), got {shape_of(pos.q)}, {shape_of(pos.k)}")
+    if mask is not None and not (isinstance(mask, Tensor) and mask.ndim == 4 and mask.shape[0]
+                                 in (1, B) and mask.shape[1] in (1, H) and mask.shape[2:] == (T, K)):
+        raise ValueError(f"mask must be a bool or float tensor [B or 1, H or 1, T, K] = "
+                         f"[{B}, {H}, {T}, {K}], got {shape_of(mask)}")
     if sinks is not None and not (isinstance(sinks, Tensor) and sinks.shape == (H,)):
-        raise ValueError(f"sinks must be a tensor [H] = [{H}] (a logit per query "
-                         f"head), got {shape_of(sinks)}")
+        raise ValueError(f"sinks must be a tensor [H] = [{H}] (a logit per query head), got "
+                         f"{shape_of(sinks)}")
+    if window is not None: check_int('window', window, 1)
+    if scale is not None: check_positive('scale', scale)
+    if softcap is not None: check_positive('softcap', softcap)
+    if dropout_p: check_dropout(dropout_p, 'dropout_p')
+    if block_size != 1024: check_int('block_size', block_size, 1)
 
-def _fused(q, k, v, pos, mask, W, kernel, block_size, sinks):
-    "The cheapest exact fused route for these arguments (`attend`'s routes 2 to 6)."
-    if mask is not None:
-        return kernel(q, k, v, attn_mask=mask)                          # 2. ready mask
-    if pos is None:
-        return _unpadded(q, k, v, W, kernel, block_size, sinks)         # 3, 4 or 6
-    T, K = q.shape[2], k.shape[2]
-    by_runs = pos.doc is not None or (T > block_size and W is None)
-    if K == T and by_runs and not (q.is_meta or torch.compiler.is_compiling()):
-        runs = _runs(pos)
-        if runs is not None:
-            return _by_runs(q, k, v, runs, W, kernel, block_size, sinks)  # 5. by runs
-    return _blocked(q, k, v, pos, W, kernel, block_size)                # 6. blocked
-
-
-#| exports
-def attend(
-    q:Tensor, # [B, H, T, d] queries of the new positions
-    k:Tensor, # [B, Hkv, K, d] keys, oldest first; the last T are the queries'
-    v:Tensor, # [B, Hkv, K, d_v] their values
-    pos:Positions|None=None, # where queries and keys are; None: no padding
-    *,
-    mask:Tensor|None=None, # instead of `pos`: a ready mask [B, H, T, K] (1s broadcast)
-    window:int|None=None, # a query sees keys at most window-1 positions back
-    scale:float|None=None, # scores are q.k times this (None: 1/sqrt(d))
-    dropout_p:float=0.0, # dropout on the weights (0 outside training)
-    softcap:float|None=None, # Gemma 2's logit soft-capping (written-out route)
-    sinks:Tensor|None=None, # [H] a sink logit per head: a key with no value
-    explicit:bool=False, # the written-out route, which returns the weights too
-    block_size:int=1024, # queries per block on the blocked route
-) -> tuple: # (ctx [B, H, T, d_v], weights [B, H, T, K] or None)
+def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *, mask:Tensor|None=None,
+           window:int|None=None, scale:float|None=None, dropout_p:float=0.0,
+           softcap:float|None=None, sinks:Tensor|None=None, explicit:bool=False,
+           block_size:int=1024) -> tuple:
     """Each query's weighted average of the values it may see, by the cheapest exact
     kernel call.
 
-    Who sees whom is `visible`'s rule, always: without `pos`, the `K` keys are `K`
-    consecutive positions whose last `T` are the queries' own; with `pos`, each query
-    and key has its position (`Positions`: padding, packed documents). A ready `mask`
-    (bool, True = may attend, or float, added to the scores) replaces the rule. This
-    function only picks how to compute it, the first route whose conditions hold:
+    Who sees whom is `visible`'s rule, always: without `pos` the `K` keys are `K`
+    consecutive positions whose last `T` are the queries' own; with `pos` each query
+    and key has its position (padding, packed documents). A ready `mask` replaces
+    the rule. This function only picks how to compute it, the first route whose
+    conditions hold:
 
-    1. **written out** (`explicit=True`, or `softcap`): scores, mask and softmax
-       written out (section 4.1's `attention()`); returns the weights. The reference
-       every other route is tested against.
+    1. **written out** (`explicit`, or `softcap`): scores, mask and softmax written
+       out, as section 4.1 does; returns the weights. The reference every other
+       route is tested against.
     2. **ready mask** (`mask`): one `scaled_dot_product_attention` (SDPA) call.
     3. **every key** (no `pos`, one query per sequence): the decode step, no mask.
     4. **causal** (no `pos`, `K == T`, no window narrower than the call, no sinks):
        `is_causal=True`, no mask tensor.
-    5. **by runs** (`pos` with `K == T`; packed documents, or padding without a
-       window longer than `block_size`; each document's real tokens one stretch of
-       slots): each stretch attended alone by route 4 or 6, so a padded or packed row
-       costs what its sequences cost alone. One host synchronisation reads them.
+    5. **by runs** (`pos` with `K == T`: packed documents, or padding without a
+       window in a call longer than `block_size`; each document's real tokens one
+       stretch of slots): each stretch attended alone by route 4 or 6, stretches of
+       one length together, so a padded or packed row costs what its sequences
+       cost. One host synchronisation reads the stretches.
     6. **blocked**: everything else. Queries in blocks of `S` (`block_size`; with a
        window a quarter of it, at least 64), each against only the keys it can see:
        `S x (S + W - 1)` with a window, so the cost is `O(T W)`, never `[T, K]`.
+       With padding and a window, one host synchronisation finds each block's keys.
 
     Without `pos` and with a window, keys older than every query's window are left
-    out first (a view). With `sinks` every fused call gets one more key whose score is
-    the sink logit. Dropout is applied to the weights on every route. A query that
+    out first (a view). With `sinks` every fused call gets one more key whose score
+    is the sink logit. Dropout applies to the weights on every route. A query that
     sees no key (possible only through `pos` or `mask`) gets 0.
 
+    Args:
+        q: `[B, H, T, d]` queries of the new positions.
+        k: `[B, Hkv, K, d]` keys, oldest first; the last `T` are the queries' own.
+        v: `[B, Hkv, K, d_v]` their values.
+        pos: where the queries and keys are (`Positions`); None: no padding.
+        mask: instead of `pos`, a ready mask `[B or 1, H or 1, T, K]`: bool, True =
+            may attend, or float, added to the scores.
+        window: a query sees keys at most `window - 1` positions back (None: all).
+        scale: scores are `q.k` times this (None: `1/sqrt(d)`).
+        dropout_p: dropout on the weights (0 outside training).
+        softcap: Gemma 2's soft-capping, scores become `softcap * tanh(s / softcap)`.
+        sinks: `[H]` a sink logit per head: a key that every row's softmax sees,
+            with a zero value (gpt-oss).
+        explicit: the written-out route, which also returns the weights.
+        block_size: queries per block on the blocked route.
+
+    Returns:
+        `(ctx [B, H, T, d_v], weights [B, H, T, K] or None)`.
+
     Raises:
-        ValueError: shapes that do not fit together; both `pos` and `mask`; `mask` not
-            `[B or 1, H or 1, T, K]`; `window` or `block_size` not an int >= 1;
+        ValueError: shapes that do not fit together; both `pos` and `mask`; `mask`
+            not `[B or 1, H or 1, T, K]`; `window` or `block_size` not an int >= 1;
             `scale` or `softcap` not a positive number; `dropout_p` not in [0, 1);
             `sinks` not `[H]`.
         TypeError: `pos` is not a `Positions`.
     """
     _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size)
     T, K = q.shape[2], k.shape[2]
-    scale = 1 / math.sqrt(q.shape[3]) if scale is None else scale
-    if explicit or softcap is not None:                                 # 1. written out
+    scale = q.shape[3] ** -0.5 if scale is None else scale
+    if explicit or softcap is not None:                             # 1. written out
         if mask is None:
-            pos = pos or Positions(token_positions(T, K - T, device=q.device),
-                                   token_positions(K, device=q.device))
+            pos = pos or Positions(*(torch.arange(n, device=q.device) + K - n for n in (T, K)))
             mask = pos.visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
-    if sinks is not None:
-        q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
-    return _fused(q, k, v, pos, mask, window, kernel, block_size, sinks), None
-
-# %% ../nbs/08a_dispatch.ipynb #fe16154e
-def check_attention_mask(m, x:Tensor, allow_empty:bool=False) -> Tensor:
-    "`attention_mask` checked against `x` [B, T, ...] and returned as bool [B, T] (True = real token)."
-    B, T = x.shape[:2]
-    if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
-        raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
-                        f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
-    if tuple(m.shape) != (B, T):
-        raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
-                         f"got {list(m.shape)}")
-    if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
-    checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks read data: not while compiling
-    if m.dtype != torch.bool:
-        if checking and not ((m == 0) | (m == 1)).all():
-            raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
-                             f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
-        m = m.bool()
-    if checking and not allow_empty and not m.any(1).all():
-        raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
-                         f"every sequence needs at least one")
-    return m
-
-def check_position_ids(p, x:Tensor, valid:Tensor|None=None) -> Tensor:
-    """`position_ids` checked against `x` [B, T, ...]: integers [B, T], >= 0 at real
-    tokens (`valid`); returned as int64 with -1 at pads."""
-    if not isinstance(p, Tensor) or p.dtype.is_floating_point or p.is_complex() or p.dtype == torch.bool:
-        raise TypeError(f"position_ids must be an integer tensor [B, T] (each token's position "
-                        f"in its document), got {p.dtype if isinstance(p, Tensor) else type(p).__name__}")
-    if tuple(p.shape) != tuple(x.shape[:2]) or p.device != x.device:
-        raise ValueError(f"position_ids must have shape [B, T] = {list(x.shape[:2])} on "
-                         f"{x.device}, got {list(p.shape)} on {p.device}")
-    p = p.long() if valid is None else p.long().masked_fill(~valid, -1)
-    bad = p < 0 if valid is None else (p < 0) & valid
-    if not (p.is_meta or torch.compiler.is_compiling()) and bad.any():
-        raise ValueError(f"position_ids must be >= 0 at real tokens, got {p[bad][:5].tolist()}")
-    return p
+    if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
+    if mask is not None: return kernel(q, k, v, attn_mask=mask), None  # 2. ready mask
+    if pos is None: return _unpadded(q, k, v, window, kernel, block_size, sinks), None
+    runs = (K == T and (pos.doc is not None or (T > block_size and window is None))
+            and not (q.is_meta or torch.compiler.is_compiling()) and _runs(pos))
+    if runs: return _by_runs(q, k, v, runs, window, kernel, block_size, sinks), None  # 5.
+    return _blocked(q, k, v, pos, window, kernel, block_size), None     # 6. blocked

@@ -281,6 +281,49 @@ def check_finite(x:Tensor, # [..., T, D] input of an attention function or modul
                          f"so attention would spread it to earlier outputs")
     return x
 
+# %% ../nbs/00_ground.ipynb #c008d482
+def check_attention_mask(m, # the attention_mask: bool or 0/1 integers [B, T], True/1 = real token
+                         x:Tensor, # [B, T, ...] the input it belongs to
+                         allow_empty:bool=False, # rows with no real token are fine (a chunk after cached positions)
+                        ) -> Tensor: # bool [B, T]
+    "`attention_mask` checked against `x` [B, T, ...] and returned as bool [B, T] (True = real token)."
+    B, T = x.shape[:2]
+    if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
+        raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] (True/1 = real token), got "
+                        f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
+    if tuple(m.shape) != (B, T):
+        raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} (one entry per new position of x), "
+                         f"got {list(m.shape)}")
+    if m.device != x.device: raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
+    checking = not (torch.compiler.is_compiling() or m.is_meta)  # value checks read data: not while compiling
+    if m.dtype != torch.bool:
+        if checking and not ((m == 0) | (m == 1)).all():
+            raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), got values "
+                             f"{sorted(set(m.unique().tolist()) - {0, 1})[:5]}")
+        m = m.bool()
+    if checking and not allow_empty and not m.any(1).all():
+        raise ValueError(f"attention_mask rows {(~m.any(1)).nonzero().flatten().tolist()} hold no real token: "
+                         f"every sequence needs at least one")
+    return m
+
+def check_position_ids(p, # position_ids: integers [B, T], each token's position in its document
+                       x:Tensor, # [B, T, ...] the input they belong to
+                       valid:Tensor|None=None, # [B, T] bool, True = real token (pads are not read)
+                      ) -> Tensor: # int64 [B, T], -1 at pads
+    """`position_ids` checked against `x` [B, T, ...]: integers [B, T], >= 0 at real
+    tokens (`valid`); returned as int64 with -1 at pads."""
+    if not isinstance(p, Tensor) or p.dtype.is_floating_point or p.is_complex() or p.dtype == torch.bool:
+        raise TypeError(f"position_ids must be an integer tensor [B, T] (each token's position "
+                        f"in its document), got {p.dtype if isinstance(p, Tensor) else type(p).__name__}")
+    if tuple(p.shape) != tuple(x.shape[:2]) or p.device != x.device:
+        raise ValueError(f"position_ids must have shape [B, T] = {list(x.shape[:2])} on "
+                         f"{x.device}, got {list(p.shape)} on {p.device}")
+    p = p.long() if valid is None else p.long().masked_fill(~valid, -1)
+    bad = p < 0 if valid is None else (p < 0) & valid
+    if not (p.is_meta or torch.compiler.is_compiling()) and bad.any():
+        raise ValueError(f"position_ids must be >= 0 at real tokens, got {p[bad][:5].tolist()}")
+    return p
+
 # %% ../nbs/00_ground.ipynb #571079c3
 def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
                 n_heads:int, # H, number of heads; D must be divisible by H

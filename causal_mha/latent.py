@@ -10,8 +10,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
 from .ground import document, check_int, check_bool, check_positive, shape_of, merge_heads
-from .dispatch import (Positions, attend, check_attention_mask, check_position_ids, documents,
-                                 token_positions)
+from .ground import check_attention_mask, check_position_ids
+from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 

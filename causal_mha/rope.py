@@ -7,228 +7,247 @@ from __future__ import annotations
 import math
 import torch
 from torch import nn, Tensor
-from .ground import check_bool, check_int, check_positive, document
+from .ground import check_bool, check_int, check_positive
 
 # %% auto #0
 __all__ = ['rotate', 'rope_frequencies', 'Rotary', 'RMSNorm']
 
 # %% ../nbs/08b_rope.ipynb #97d3fea7
-def rotate(x:Tensor, # [B, H, T, d] queries or keys
-           cos:Tensor, # [T, d] or [B, 1, T, d] (from `Rotary`)
-           sin:Tensor, # the same shape as `cos`
-          ) -> Tensor: # [B, H, T, d] rotated
-    "Turn each pair of features (i, i + d/2) of `x` by its angle: Hugging Face Llama's `rotate_half` form."
+def rotate(x:Tensor, cos:Tensor, sin:Tensor) -> Tensor:
+    """Turn each pair of features `(i, i + d/2)` of `x` by its angle: Hugging Face
+    Llama's `rotate_half` form.
+
+    Args:
+        x: `[B, H, T, d]` queries or keys.
+        cos: `[T, d]` or `[B, 1, T, d]` cosines (from `Rotary`).
+        sin: the sines, the same shape.
+
+    Returns:
+        `x` rotated, `[B, H, T, d]`.
+    """
     x1, x2 = x.chunk(2, -1)
     return x * cos + torch.cat((-x2, x1), -1) * sin
 
 # %% ../nbs/08b_rope.ipynb #4c2c3fa6
-_ROPE_KEYS = {  # rotary type -> (its required settings, its optional ones), transformers' `rope_parameters` names;
-                # any may carry 'max_position_embeddings' (the model's config value: 'dynamic' reads it, 'yarn' and 'longrope' without a factor)
-    'default': ((), ()),
-    'linear': (('factor',), ()),
-    'dynamic': (('factor',), ()),
-    'yarn': (('original_max_position_embeddings',), ('factor', 'attention_factor', 'beta_fast', 'beta_slow', 'mscale',
-                                                      'mscale_all_dim', 'truncate')),
-    'llama3': (('factor', 'original_max_position_embeddings', 'low_freq_factor', 'high_freq_factor'), ()),
+_ROPE_KEYS = {  # a rotary type -> its settings: required, optional (transformers' names)
+    'default': ((), ()), 'linear': (('factor',), ()), 'dynamic': (('factor',), ()),
+    'yarn': (('original_max_position_embeddings',), ('factor', 'attention_factor',
+             'beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim', 'truncate')),
+    'llama3': (('factor', 'original_max_position_embeddings', 'low_freq_factor',
+                'high_freq_factor'), ()),
     'proportional': ((), ('factor', 'partial_rotary_factor')),
     'longrope': (('short_factor', 'long_factor', 'original_max_position_embeddings'),
-                 ('factor', 'attention_factor')),
-}
+                 ('factor', 'attention_factor'))}
 
 def _check_scaling(scaling, head_dim:int, theta:float) -> dict:
-    "`scaling` as a dict of one rotary type's settings, checked: the type known, its required keys there, no others."
+    """`scaling` as one rotary type's settings, checked: the type known, its settings
+    there, none it does not read ('max_position_embeddings' may come with any)."""
     if scaling is None: return {'rope_type': 'default'}
-    if not isinstance(scaling, dict):
-        raise TypeError(f"scaling must be a dict of a rotary type and its settings (transformers' rope_parameters) or "
-                        f"None, got {type(scaling).__name__}")
-    s = dict(scaling); kind = s.setdefault('rope_type', 'default')
-    if kind not in _ROPE_KEYS: raise ValueError(f"scaling['rope_type']={kind!r}: Rotary computes {', '.join(map(repr, _ROPE_KEYS))}")
-    if s.pop('rope_theta', theta) != theta:
-        raise ValueError(f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}: give the base once, as theta")
-    if kind != 'proportional' and s.pop('partial_rotary_factor', 1.0) != 1.0:
-        raise ValueError(f"scaling['partial_rotary_factor']={scaling['partial_rotary_factor']!r}: rope_type "
-                         f"{kind!r} turns every feature pair of the head (1.0); 'proportional' turns a part")
-    if not 0 < s.get('partial_rotary_factor', 1.0) <= 1:
-        raise ValueError(f"scaling['partial_rotary_factor'] must be in (0, 1], got {s['partial_rotary_factor']!r}")
+    if not isinstance(scaling, dict): raise TypeError(
+        f"scaling must be a dict of a rotary type and its settings (transformers' "
+        f"rope_parameters) or None, got {type(scaling).__name__}")
+    s = dict(scaling)
+    kind, part = s.setdefault('rope_type', 'default'), s.get('partial_rotary_factor', 1.0)
+    if kind not in _ROPE_KEYS: raise ValueError(
+        f"scaling['rope_type']={kind!r}: Rotary computes {', '.join(map(repr, _ROPE_KEYS))}")
+    if s.pop('rope_theta', theta) != theta: raise ValueError(
+        f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}: give the "
+        f"base once, as theta")
+    if kind != 'proportional' and s.pop('partial_rotary_factor', 1.0) != 1.0: raise ValueError(
+        f"scaling['partial_rotary_factor']={part!r}: rope_type {kind!r} turns every "
+        f"feature pair of the head (1.0); 'proportional' turns a part")
+    if not 0 < part <= 1: raise ValueError(
+        f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}")
     need, may = _ROPE_KEYS[kind]
-    missing, extra = [k for k in need if k not in s], sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may})
-    if missing: raise ValueError(f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it needs {', '.join(need)})")
-    if extra: raise ValueError(f"scaling[{extra[0]!r}] is not a setting of rope_type {kind!r} (its settings: "
-                               f"{', '.join(need + may) or 'none'})")
+    missing = [k for k in need if k not in s]
+    extra = sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may})
+    if missing: raise ValueError(f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it "
+                                 f"needs {', '.join(need)})")
+    if extra: raise ValueError(f"scaling[{extra[0]!r}] is not a setting of rope_type "
+                               f"{kind!r} (its settings: {', '.join(need + may) or 'none'})")
     for k in ('factor', 'original_max_position_embeddings', 'max_position_embeddings'):
         if s.get(k) is not None: check_positive(f"scaling[{k!r}]", s[k])
-    if kind == 'dynamic' or (kind in ('yarn', 'longrope') and s.get('factor') is None):
-        if not isinstance(s.get('max_position_embeddings'), int):
-            raise ValueError(f"rope_type {kind!r}" + (" without a factor" if kind != 'dynamic' else "") + " needs "
-                             f"scaling['max_position_embeddings'], the model's max_position_embeddings")
-    if kind == 'longrope':
-        for k in ('short_factor', 'long_factor'):
-            if len(s[k]) != head_dim // 2:
-                raise ValueError(f"scaling[{k!r}] has {len(s[k])} entries, expected head_dim // 2 = {head_dim // 2}")
+    if (kind == 'dynamic' or kind in ('yarn', 'longrope') and s.get('factor') is None) and (
+            not isinstance(s.get('max_position_embeddings'), int)): raise ValueError(
+        f"rope_type {kind!r}{'' if kind == 'dynamic' else ' without a factor'} needs "
+        f"scaling['max_position_embeddings'], the model's max_position_embeddings")
+    for k in ('short_factor', 'long_factor') if kind == 'longrope' else ():
+        if len(s[k]) != head_dim // 2: raise ValueError(
+            f"scaling[{k!r}] has {len(s[k])} entries, expected head_dim // 2 = {head_dim // 2}")
     return s
 
-def rope_frequencies(head_dim:int, # d, the width of each rotated head (even)
-                     theta:float, # the base
-                     scaling:dict|None=None, # a rotary type and its settings, transformers' `rope_parameters` names (None: the default type)
-                     seq_len:int|Tensor|None=None, # the longest sequence so far ('dynamic', 'longrope'; None: as at start)
-                    ) -> tuple: # (inv_freq [d/2] float32, attention_scaling: a float that multiplies cos and sin)
-    """The `d/2` frequencies of a rotary type and the factor on its cosines and sines, computed as transformers'
-    `ROPE_INIT_FUNCTIONS` compute them (the same float32 operations, so the tables agree bit for bit).
+def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
+                     seq_len:int|Tensor|None=None) -> tuple:
+    """The `d/2` frequencies of a rotary type and the factor on its cosines and sines,
+    computed as transformers' `ROPE_INIT_FUNCTIONS` compute them (the same float32
+    operations, so the tables agree bit for bit).
+
+    Args:
+        head_dim: d, the width of each rotated head (even).
+        theta: the base.
+        scaling: a rotary type and its settings, under transformers' `rope_parameters`
+            names (None: the default type).
+        seq_len: the longest sequence so far ('dynamic', 'longrope'; None: as at start).
 
     Returns:
-        `(inv_freq, attention_scaling)`: the float32 frequencies `[d/2]`, pair `i` turning by `pos * inv_freq[i]`, and
-        the float that multiplies the cosines and sines (1.0 but for 'yarn' and 'longrope').
+        `(inv_freq, attention_scaling)`: the float32 frequencies `[d/2]`, pair `i`
+        turning by `pos * inv_freq[i]`, and the float that multiplies the cosines and
+        sines (1.0 but for 'yarn' and 'longrope').
 
     Raises:
-        ValueError: `scaling` names a type `Rotary` does not compute, lacks a setting its type needs, or holds one it
-            does not read.
+        ValueError: `scaling` names a type `Rotary` does not compute, lacks a setting
+            its type needs, or holds one it does not read.
         TypeError: `scaling` is not a dict or None.
     """
     s, d = _check_scaling(scaling, head_dim, theta), head_dim
     kind, base, factor = s['rope_type'], theta, s.get('factor')
-    shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d                # i / (d/2), the exponents
+    shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d    # i / (d/2)
     if kind == 'default': return 1.0 / (base ** shape), 1.0
-    if kind == 'linear': return 1.0 / (base ** shape) / factor, 1.0            # every angle divided by the factor
-    if kind == 'proportional':                    # the first pairs turn (by the full width's exponents), the rest not
+    if kind == 'linear': return 1.0 / (base ** shape) / factor, 1.0  # all slower
+    if kind == 'proportional':          # the first pairs turn, at the full width's rate
         n = int(s.get('partial_rotary_factor', 1.0) * d // 2)
         inv = torch.cat((1.0 / (base ** shape[:n]), torch.zeros(d // 2 - n)))
         return inv / s.get('factor', 1.0), 1.0
-    if kind == 'dynamic':                                                       # NTK: a larger base past the trained length
+    if kind == 'dynamic':               # NTK: a larger base past the trained length
         L = s['max_position_embeddings']
-        seq_len = L if seq_len is None else (torch.maximum(seq_len, torch.tensor(L, dtype=seq_len.dtype,
-                  device=seq_len.device)) if isinstance(seq_len, Tensor) else max(seq_len, L))
+        seq_len = L if seq_len is None else torch.clamp(seq_len, min=L) if isinstance(
+            seq_len, Tensor) else max(seq_len, L)
         base = base * ((factor * seq_len / L) - (factor - 1)) ** (d / (d - 2))
         return 1.0 / (base ** shape.to(seq_len.device if isinstance(seq_len, Tensor) else 'cpu')), 1.0
     L0 = s['original_max_position_embeddings']
-    if kind == 'llama3':                          # long wavelengths divided by the factor, short kept, a ramp between
+    if kind == 'llama3':                # long wavelengths slower, short kept, a ramp
         inv = 1.0 / (base ** shape)
-        lo, hi = L0 / s['low_freq_factor'], L0 / s['high_freq_factor']
-        wavelen = 2 * math.pi / inv
+        lo, hi, wavelen = L0 / s['low_freq_factor'], L0 / s['high_freq_factor'], 2 * math.pi / inv
         inv_l = torch.where(wavelen > lo, inv / factor, inv)
         smooth = (L0 / wavelen - s['low_freq_factor']) / (s['high_freq_factor'] - s['low_freq_factor'])
         mid = ~(wavelen < hi) * ~(wavelen > lo)
         return torch.where(mid, (1 - smooth) * inv_l / factor + smooth * inv_l, inv_l), 1.0
     if factor is None: factor = s['max_position_embeddings'] / L0
-    if kind == 'longrope':                        # per-pair factors, the long set past the trained length
+    if kind == 'longrope':              # a factor per pair, the long set past L0
         att = s.get('attention_factor')
-        if att is None: att = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(L0))
-        ext = torch.tensor(s['long_factor'] if seq_len and seq_len > L0 else s['short_factor'], dtype=torch.float32)
-        return 1.0 / (ext * base ** shape), att
-    def mscale(scale, m=1): return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0     # yarn
-    att = s.get('attention_factor')
-    if att is None:
-        att = (float(mscale(factor, s['mscale']) / mscale(factor, s['mscale_all_dim']))
-               if s.get('mscale') and s.get('mscale_all_dim') else mscale(factor))
-    def dim_at(rotations): return (d * math.log(L0 / (rotations * 2 * math.pi))) / (2 * math.log(base))
+        if att is None: att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(L0))
+        ext = s['long_factor'] if seq_len and seq_len > L0 else s['short_factor']
+        return 1.0 / (torch.tensor(ext, dtype=torch.float32) * base ** shape), att
+    def mscale(scale, m=1): return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+    att = s.get('attention_factor')    # yarn
+    if att is None: att = (float(mscale(factor, s['mscale']) / mscale(factor, s['mscale_all_dim']))
+                           if s.get('mscale') and s.get('mscale_all_dim') else mscale(factor))
+    def dim_at(turns): return (d * math.log(L0 / (turns * 2 * math.pi))) / (2 * math.log(base))
     lo, hi = dim_at(s.get('beta_fast') or 32), dim_at(s.get('beta_slow') or 1)
     if s.get('truncate', True): lo, hi = math.floor(lo), math.ceil(hi)
     lo, hi = max(lo, 0), min(hi, d - 1)
     if lo == hi: hi += 0.001
     ramp = torch.clamp((torch.arange(d // 2, dtype=torch.float32) - lo) / (hi - lo), 0, 1)
-    pos_freqs = base ** shape
-    keep = 1 - ramp                                             # 1: the pair keeps its frequency, 0: divided by factor
-    return (1.0 / (factor * pos_freqs)) * (1 - keep) + (1.0 / pos_freqs) * keep, att
+    keep, freqs = 1 - ramp, base ** shape   # keep 1: the pair's own rate, 0: slower
+    return (1.0 / (factor * freqs)) * (1 - keep) + (1.0 / freqs) * keep, att
 
 # %% ../nbs/08b_rope.ipynb #41548f29
 class Rotary(nn.Module):
-    """Rotary position embedding (RoPE): the cosines and sines that turn feature pair `i` of a head by
-    `pos * inv_freq[i]`, Hugging Face Llama's convention, angles computed in float32 as its models do. The default
-    type has `inv_freq[i] = theta^(-2i/d)`; `scaling` picks another of transformers' types (`rope_frequencies`):
-    'linear', 'dynamic', 'yarn', 'llama3', 'longrope', with their settings under their transformers names.
+    """Rotary position embedding (RoPE): the cosines and sines that turn feature pair
+    `i` of a head by `pos * inv_freq[i]`, Hugging Face Llama's convention, the angles
+    in float32 as its models compute them. The default type has `inv_freq[i] =
+    theta^(-2i/d)`; `scaling` picks another of transformers' types
+    (`rope_frequencies`): 'linear', 'dynamic', 'yarn', 'llama3', 'proportional',
+    'longrope', with their settings under their transformers names.
 
-    The frequencies `inv_freq` are a float32 tensor kept as a plain attribute, not a buffer: nothing to save or load,
-    no dtype conversion by `.double()` or `.half()`, and a module built on the `meta` device rotates as soon as its
-    weights are loaded. They are copied once to each device the positions come from. 'dynamic' and 'longrope'
-    change them with the longest position seen, as transformers' models do (a host synchronisation per call).
+    The frequencies `inv_freq` are a float32 tensor kept as a plain attribute, not a
+    buffer: nothing to save or load, no dtype conversion by `.double()` or `.half()`,
+    and a module built on the `meta` device rotates as soon as its weights are loaded.
+    They are copied once to each device positions come from. 'dynamic' and 'longrope'
+    change them with the longest position seen, as transformers' models do (a host
+    synchronisation per call).
+
+    Args:
+        head_dim: d, the width of each rotated head (even).
+        theta: the base: pair i turns by `pos * theta^(-2i/d)` (default type).
+        scaling: a rotary type and its settings, as transformers' `rope_parameters`
+            (None: the default type).
 
     Raises:
-        ValueError: `head_dim` is not an even int >= 2, `theta` is not a positive number, `scaling` names an unknown
-            type, lacks a setting its type needs or holds one it does not read.
+        ValueError: `head_dim` is not an even int >= 2, `theta` is not a positive
+            number, `scaling` names an unknown type, lacks a setting its type needs
+            or holds one it does not read.
         TypeError: `scaling` is not a dict or None.
     """
-    def __init__(self,
-                 head_dim:int, # d, the width of each rotated head (even)
-                 theta:float=10_000.0, # the base: pair i turns by pos * theta^(-2i/d) (default type)
-                 scaling:dict|None=None, # a rotary type and its settings, as transformers' `rope_parameters` (None: the default type)
-                ):
+    def __init__(self, head_dim:int, theta:float=10_000.0, scaling:dict|None=None):
         super().__init__()
         self.head_dim, self.theta = check_int('head_dim', head_dim, 2), check_positive('theta', theta)
-        if head_dim % 2: raise ValueError(f"rotary embeddings turn pairs of features: head_dim={head_dim} must be even")
+        if head_dim % 2: raise ValueError(
+            f"rotary embeddings turn pairs of features: head_dim={head_dim} must be even")
         self.scaling = _check_scaling(scaling, head_dim, self.theta)
         self.rope_type = self.scaling['rope_type']
         self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, self.theta, self.scaling)
-        self._start, self._seen = self.inv_freq, self.scaling.get('max_position_embeddings')  # 'dynamic': as at start
-        self._on = {}                                                         # device -> inv_freq there
+        self._start, self._seen = self.inv_freq, self.scaling.get('max_position_embeddings')
+        self._on = {}                                            # device -> inv_freq there
 
     def extra_repr(self):
-        return f"head_dim={self.head_dim}, theta={self.theta:g}" + (
-            "" if self.rope_type == 'default' else f", rope_type={self.rope_type!r}")
+        kind = "" if self.rope_type == 'default' else f", rope_type={self.rope_type!r}"
+        return f"head_dim={self.head_dim}, theta={self.theta:g}{kind}"
 
     def _update(self, pos:Tensor):
-        "'dynamic' and 'longrope': the frequencies for the longest position in `pos`, as transformers updates them."
-        seq_len = pos.max() + 1
-        if self.rope_type == 'longrope':
-            L0 = self.scaling['original_max_position_embeddings']
-            if not hasattr(self, '_long'): self._long = rope_frequencies(self.head_dim, self.theta, self.scaling, L0 + 1)[0]
-            inv = self._long if seq_len > L0 else self._start                 # the long factors past the trained length
+        "'dynamic', 'longrope': the frequencies for the longest position, as transformers."
+        n, s = pos.max() + 1, self.scaling
+        if self.rope_type == 'longrope':            # the long factors past the trained length
+            L0 = s['original_max_position_embeddings']
+            if not hasattr(self, '_long'): self._long = rope_frequencies(self.head_dim, self.theta, s, L0 + 1)[0]
+            inv = self._long if n > L0 else self._start
         else:
-            inv, L = self.inv_freq, self.scaling['max_position_embeddings']
-            seen = self._seen
-            if seq_len > seen:                                                # longer than ever: a larger base
-                inv, self.attention_scaling = rope_frequencies(self.head_dim, self.theta, self.scaling, seq_len.cpu())
-                self._seen = seq_len
-            if seq_len < L and seen > L: inv, self._seen = self._start, L     # back within the trained length
+            inv, L, seen = self.inv_freq, s['max_position_embeddings'], self._seen
+            if n > seen:                            # longer than ever: a larger base
+                inv, self.attention_scaling = rope_frequencies(self.head_dim, self.theta, s, n.cpu())
+                self._seen = n
+            if n < L and seen > L: inv, self._seen = self._start, L  # back within L
         if inv is not self.inv_freq: self.inv_freq, self._on = inv, {}
 
-    def forward(self,
-                pos:Tensor, # [T] or [B, T] integer positions (negative ones, pads, are treated as 0)
-                dtype:torch.dtype, # dtype of the queries/keys to rotate
-               ) -> tuple: # (cos, sin), each [T, d], or [B, 1, T, d] (broadcast over heads)
-        "The cosines and sines at positions `pos`, for `rotate`."
+    def forward(self, pos:Tensor, dtype:torch.dtype) -> tuple:
+        """The cosines and sines at positions `pos` (`[T]` or `[B, T]` integers; a pad's,
+        negative, is treated as 0), in `dtype`, for `rotate`: `(cos, sin)`, each
+        `[T, d]`, or `[B, 1, T, d]` (broadcast over heads)."""
         if self.rope_type in ('dynamic', 'longrope'): self._update(pos)
         inv = self._on.get(pos.device)
         if inv is None: inv = self._on[pos.device] = self.inv_freq.to(pos.device)
-        ang = pos.clamp(min=0).float()[..., None] * inv                       # [..., T, d/2], float32 as HF
-        emb = torch.cat((ang, ang), -1)                                       # pair i is (i, i + d/2)
-        cos, sin = emb.cos(), emb.sin()
-        if self.attention_scaling != 1.0: cos, sin = cos * self.attention_scaling, sin * self.attention_scaling
+        ang = pos.clamp(min=0).float()[..., None] * inv          # [..., T, d/2] float32
+        emb = torch.cat((ang, ang), -1)                          # pair i is (i, i + d/2)
+        cos, sin = (t * self.attention_scaling if self.attention_scaling != 1.0 else t
+                    for t in (emb.cos(), emb.sin()))
         cos, sin = cos.to(dtype), sin.to(dtype)
         return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)
 
-for _obj, _fn in ((rope_frequencies, None), (Rotary, Rotary.__init__), (Rotary.forward, None)): document(_obj, _fn)
-
 # %% ../nbs/08b_rope.ipynb #28539c92
 class RMSNorm(nn.Module):
-    """RMSNorm over the last axis, `weight * x / rms(x)`, computed as Hugging Face's models compute it: the RMS in
-    float32 (at least), then the weight after the cast back (Llama, Qwen3, DeepSeek), or `1 + weight` in float32
-    before it (`unit_offset`, Gemma). The package's one RMSNorm: QK-norm and latent attention use it.
+    """RMSNorm over the last axis, `weight * x / rms(x)`, computed as Hugging Face's
+    models compute it: the RMS in float32 (at least), then the weight after the cast
+    back (Llama, Qwen3, DeepSeek), or `1 + weight` in float32 before it (Gemma). The
+    package's one RMSNorm: QK-norm and latent attention use it.
+
+    Args:
+        width: the normalised axis' size.
+        eps: added to the mean square.
+        unit_offset: Gemma: multiply by `1 + weight` (weights start at 0), in float32.
+        float32: compute in float32 whatever the input (as transformers does, float64
+            included); False: in at least float32.
+        device: device of the weight.
+        dtype: floating dtype of the weight.
 
     Raises:
         ValueError: `width` is not an int >= 1, `eps` is not a positive number.
         TypeError: `unit_offset` or `float32` is not a bool.
     """
-    def __init__(self,
-                 width:int, # the normalised axis' size
-                 eps:float=1e-6, # added to the mean square
-                 *,
-                 unit_offset:bool=False, # Gemma: multiply by 1 + weight (weights start at 0), in float32
-                 float32:bool=False, # compute in float32 whatever the input (as HF does, float64 included); False: in at least float32
-                 device=None, # device of the weight
-                 dtype=None, # floating dtype of the weight
-                ):
+    def __init__(self, width:int, eps:float=1e-6, *, unit_offset:bool=False,
+                 float32:bool=False, device=None, dtype=None):
         super().__init__()
         width, self.eps = check_int('width', width, 1), check_positive('eps', eps)
-        check_bool('unit_offset', unit_offset); check_bool('float32', float32)
+        check_bool('unit_offset', unit_offset), check_bool('float32', float32)
         self.unit_offset, self.float32 = unit_offset, float32
-        self.weight = nn.Parameter((torch.zeros if unit_offset else torch.ones)(width, device=device, dtype=dtype))
+        self.weight = nn.Parameter((torch.zeros if unit_offset else torch.ones)(
+            width, device=device, dtype=dtype))
 
     def extra_repr(self):
-        return f"{self.weight.shape[0]}, eps={self.eps}" + (", unit_offset=True" if self.unit_offset else "") + (
-            ", float32=True" if self.float32 else "")
+        flags = [f"{n}=True" for n in ('unit_offset', 'float32') if getattr(self, n)]
+        return ", ".join([f"{self.weight.shape[0]}, eps={self.eps}"] + flags)
 
-    def forward(self,
-                x:Tensor, # [..., width] what to normalise over its last axis
-               ) -> Tensor: # the same shape and dtype
+    def forward(self, x:Tensor) -> Tensor:
+        "`x [..., width]` normalised over its last axis: the same shape and dtype."
         y = x.float() if self.float32 else x.to(torch.promote_types(x.dtype, torch.float32))
         y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
         if self.unit_offset: return (y * (1.0 + self.weight.to(y.dtype))).to(x.dtype)

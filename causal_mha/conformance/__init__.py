@@ -11,7 +11,7 @@ import torch
 from torch import Tensor, nn
 from fastcore.meta import delegates
 from ..ground import check_int, check_bool, check_positive, shape_of, document
-from ..dispatch import check_attention_mask
+from ..ground import check_attention_mask
 from .cases import Run, HFRun, case_table, run_case
 
 # %% auto #0
