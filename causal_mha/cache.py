@@ -6,6 +6,7 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
+import torch.nn.functional as F
 from .ground import check_bool, check_int, shape_of
 
 # %% auto #0
@@ -19,31 +20,69 @@ def _slots(t:Tensor|None, i) -> Tensor|None:
 _KIND = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
 
 def _kind(k:Tensor, v:Tensor) -> tuple:
-    "What the keys and values of every call must share, named by `_KIND`."
+    "What the keys and values of every call share, named by `_KIND`."
     return (k.shape[0], k.shape[1], k.shape[3], v.shape[3], k.dtype, k.device)
 
 def _guard(out, k:Tensor, v:Tensor, held:int):
     """Refuse backward through `out` once a later call has written into `k` or `v`, or
     when it read `held` positions written with autograd on (no graph kept for them)."""
-    versions = (k._version, v._version)               # after this call's write
+    versions = (k._version, v._version)                  # after this call's write
 
     def check(grad_outputs):
         if held: raise RuntimeError(
-            f"this KVCache(differentiable=False) holds {held} positions written with "
-            f"autograd on but keeps no graph for them, so the gradient through them "
-            f"would be missing: create it as KVCache(differentiable=True), or fill it "
-            f"under torch.no_grad()")
+            f"this KVCache holds {held} positions written with autograd on but keeps "
+            f"no graph for them, so their gradient would be missing: use "
+            f"KVCache(differentiable=True), or fill it under torch.no_grad()")
         if (k._version, v._version) != versions: raise RuntimeError(
-            "backward reached keys/values that a later call has overwritten since (the "
-            "default KVCache writes each call into the buffer earlier calls read): call "
-            "backward before the next cached call, or use KVCache(differentiable=True)")
+            "backward reached keys/values that a later call has overwritten since: "
+            "call backward before the next cached call, or use a "
+            "KVCache(differentiable=True)")
 
     for t in out if isinstance(out, tuple) else (out,):
         if isinstance(t, Tensor) and t.grad_fn is not None:
-            t.grad_fn.register_prehook(check)         # before the kernel's backward
+            t.grad_fn.register_prehook(check)            # before the kernel's backward
     return out
 
-class KVCache:
+class _Slots:
+    """Slot buffers of keys `[B, H, C, d]`, values `[B, H, C, d_v]` and, once a call
+    was padded, positions `[B, C]`; the held slots are `start .. start + length`."""
+    def _clear(self):
+        self.k = self.v = self.pos = None
+        self.start = self.length = self.n_allocs = self.n_copied = 0
+
+    def __len__(self): return self.length
+    capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
+    nbytes = property(lambda self: self.capacity and self.k.nbytes + self.v.nbytes)
+    held = property(lambda self: slice(self.start, self.start + self.length))
+    keys = property(lambda self: _slots(self.k, self.held))
+    values = property(lambda self: _slots(self.v, self.held))
+
+    def _write(self, k:Tensor, v:Tensor, graph:bool, room) -> tuple:
+        """Write keys `k` and values `v` into the free slots, first into new buffers of
+        `room(n)` slots if need be; views of all the held and new ones."""
+        n, L = k.shape[2], self.length
+        if self.start + L + n > self.capacity or (self.k.is_inference() and not (
+                torch.compiler.is_compiling() or torch.is_inference_mode_enabled())):
+            self._move(max(L + n, room(n)), k, v)       # (inference mode's: read only)
+        s, e = self.start, self.start + L + n
+        kb, vb = (self.k.detach(), self.v.detach()) if graph else (self.k, self.v)
+        kb[:, :, e - n:e], vb[:, :, e - n:e] = k, v     # autograd: history this write
+        return kb[:, :, s:e], vb[:, :, s:e]
+
+    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None)):
+        """New buffers of `cap` slots, the held slots (those `keep` picks) first; empty
+        ones take their shapes from `k` and `v`."""
+        if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
+        k, v = _slots(self.keys, keep), _slots(self.values, keep)
+        pos = _slots(_slots(self.pos, self.held), keep)
+        (B, H, L, d), dv = k.shape, v.shape[3]
+        self.k, self.v = k.new_zeros(B, H, cap, d), v.new_zeros(B, H, cap, dv)
+        self.k[:, :, :L], self.v[:, :, :L] = k.detach(), v.detach()
+        self.pos = None if pos is None else F.pad(pos, (0, cap - L), value=-1)
+        self.start, self.length = 0, L
+        self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + L
+
+class KVCache(_Slots):
     """Keys and values of the positions one attention layer has seen, for decoding.
 
     A layer makes one call per forward: `cache.attend(layer, k, v, pos, attention)`
@@ -65,110 +104,109 @@ class KVCache:
     positions per token. `differentiable=True` concatenates instead, new tensors every
     call, so that autograd reaches every held position.
 
+    Args:
+        differentiable: gradients reach every held position (new tensors each call).
+
     Raises:
         TypeError: `differentiable` is not a bool.
         ValueError: from `attend`, keys and values that do not fit the held ones, come
             from another layer or pass the layer's `context_length`; from `reorder`
             and `crop`, a bad index or count.
     """
-    def __init__(self, *, differentiable:bool=False): # gradients reach every position
+    def __init__(self, *, differentiable:bool=False):
         check_bool('differentiable', differentiable)
         self.differentiable = differentiable
         self.reset()
 
     def reset(self):
         "Forget every position and free the buffers: the cache takes any batch again."
-        self.k = self.v = None  # [B, Hkv, C, d] and [B, Hkv, C, d_v] slot buffers
-        self.pos = None         # [B, C] each slot's position, once a call was padded
-        self.n_real = None      # [B] real tokens per sequence, once a call was padded
-        self.start = self.length = self.n_seen = 0  # held: slots start..start+length
+        self._clear()
+        self.n_seen, self.n_real = 0, None  # positions seen; [B] real ones, once padded
         self.owner = self.window = self.max_length = None  # the filling layer's
-        self.graph = False      # a held position was written with autograd on
-        self.n_allocs = self.n_copied = 0  # new buffers; held positions copied
+        self.graph = False  # a held position was written with autograd on
 
-    def __len__(self): return self.length
-    capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
-    nbytes = property(lambda self: 0 if self.k is None else self.k.nbytes + self.v.nbytes)
     padded = property(lambda self: self.n_real is not None)
-    held = property(lambda self: slice(self.start, self.start + self.length))
-    keys = property(lambda self: _slots(self.k, self.held))
-    values = property(lambda self: _slots(self.v, self.held))
+    next_position = property(lambda self: self.n_seen if self.n_real is None else
+                             self.n_real)
 
     @property
     def positions(self) -> Tensor: # [B, len] each held slot's position
         "The held slots' positions (slot i of L holds n_seen - L + i until padded)."
-        if self.pos is not None: return _slots(self.pos, self.held)
+        if self.pos is not None: return self.pos[:, self.held]
         n = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
         return n.expand(self.k.shape[0], -1)
 
-    @property
-    def next_position(self) -> int|Tensor:
-        "The next real token's position: `n_seen`, or `[B]` counts once padded."
-        return self.n_seen if self.n_real is None else self.n_real
-
     def __repr__(self):
-        kind = "" if self.k is None else ", " + ", ".join(
-            f"{n}={x}" for n, x in zip(_KIND, _kind(self.k, self.v)))
-        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, capacity="
-                f"{self.capacity}{kind}, differentiable={self.differentiable})")
+        kind = () if self.k is None else zip(_KIND, _kind(self.k, self.v))
+        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, "
+                f"capacity={self.capacity}, " + "".join(f"{n}={x}, " for n, x in kind)
+                + f"differentiable={self.differentiable})")
 
-    def attend(self,
-               layer, # the calling layer: its `uid`, `window` and `context_length`
-               k_new:Tensor, # [B, Hkv, n, d] keys of the n new positions
-               v_new:Tensor, # [B, Hkv, n, d_v] their values
-               pos:Tensor|None, # [B, n] their positions, -1 = pad; None: no padding
-               attention, # attention(k, v, k_pos) -> the layer's output
-              ): # what `attention` returned
-        """`attention(k, v, k_pos)` over the held positions and the new ones, then hold
-        the new ones: `k [B, Hkv, K, d]` and `v [B, Hkv, K, d_v]` oldest first, the `n`
-        new last; `k_pos [B, K]` their positions, None while no call was padded."""
-        n = self._check(layer, k_new, v_new)
+    def attend(self, layer, k_new:Tensor, v_new:Tensor, pos:Tensor|None, attention):
+        """`attention(k, v, k_pos)` over the held positions and the new ones; the new
+        ones are held once it returns.
+
+        Args:
+            layer: the calling layer: its `uid`, `window` and `context_length`.
+            k_new: `[B, Hkv, n, d]` keys of the `n` new positions.
+            v_new: `[B, Hkv, n, d_v]` their values.
+            pos: `[B, n]` their positions, -1 = pad; None: no padding.
+            attention: `attention(k, v, k_pos)`, the rest of the layer's forward, over
+                `k [B, Hkv, K, d]` and `v [B, Hkv, K, d_v]` oldest first, the `n` new
+                last, and `k_pos [B, K]` (None while no call was padded).
+
+        Returns:
+            What `attention` returned.
+        """
+        n, L = self._check(layer, k_new, v_new), self.length
         graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
         if pos is None and self.padded:
             pos = self.n_real[:, None] + torch.arange(n, device=k_new.device)
-        if not self.differentiable: k, v = self._write(k_new, v_new, graph)
-        elif not self.length: k, v = k_new, v_new
+        if not self.differentiable: k, v = self._write(k_new, v_new, graph, self._room)
         else:
-            k, v = torch.cat((self.keys, k_new), 2), torch.cat((self.values, v_new), 2)
-            self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + self.length
-        held = self.length and pos is not None
-        k_pos = torch.cat((self.positions, pos), 1) if held else pos
-        out = attention(k, v, k_pos)                  # may raise: nothing held yet
+            k, v = (torch.cat((held, new), 2) if L else new for held, new in
+                    ((self.keys, k_new), (self.values, v_new)))
+            self.n_allocs, self.n_copied = self.n_allocs + (L > 0), self.n_copied + L
+        k_pos = torch.cat((self.positions, pos), 1) if L and pos is not None else pos
+        out = attention(k, v, k_pos)                      # may raise: nothing held yet
         if graph and not self.differentiable:
-            out = _guard(out, self.k, self.v, self.length if self.graph else 0)
+            out = _guard(out, self.k, self.v, L if self.graph else 0)
+        if pos is not None and self.differentiable: self.pos = k_pos
+        elif pos is not None:                             # the positions written out
+            if self.pos is None:
+                rest = (self.start, self.capacity - self.start - L)
+                self.pos = F.pad(self.positions, rest, value=-1)
+            self.pos[:, self.start + L:self.start + L + n] = pos
         if pos is not None:
             real, was = pos.amax(1) + 1, self.n_real
-            self.n_real = real.clamp(min=self.n_seen) if was is None else was.maximum(real)
-        if self.differentiable:
-            self.k, self.v, self.pos, self.start, self.length = k, v, k_pos, 0, k.shape[2]
-        else: self._hold(pos, n)
-        self.n_seen, self.graph = self.n_seen + n, self.graph or graph
+            self.n_real = (real.clamp(min=self.n_seen) if was is None else
+                           was.maximum(real))
+        if self.differentiable: self.k, self.v, self.start, self.length = k, v, 0, L + n
+        else: self.length, self.graph = L + n, self.graph or graph
+        self.n_seen += n
         self._evict()
         return out
 
-    def _check(self, layer, k_new:Tensor, v_new:Tensor) -> int:
-        "Refuse keys and values that cannot join the held ones, naming both; their count."
-        if not (isinstance(k_new, Tensor) and isinstance(v_new, Tensor) and k_new.ndim
-                == 4 == v_new.ndim and k_new.shape[:3] == v_new.shape[:3] and k_new.shape[2]
-                and (k_new.dtype, k_new.device) == (v_new.dtype, v_new.device)):
-            raise ValueError(f"k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, "
-                             f"n, d_v] of one dtype and device, got " + " and ".join(
-                                 f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip()
-                                 for t in (k_new, v_new)))
-        n, most = k_new.shape[2], layer.context_length
-        if most is not None and self.n_seen + n > most:
-            raise ValueError(f"{n} new positions after {self.n_seen} cached exceed the "
-                             f"layer's context_length={most}; raise it, or call "
-                             f"cache.reset() to start a new sequence")
-        own = "use one KVCache per attention layer, or call cache.reset() for a new sequence"
-        if not self.n_seen: self.k = self.v = self.pos = None  # (left by a failed call)
-        elif (new := _kind(k_new, v_new)) != (was := _kind(self.k, self.v)):
+    def _check(self, layer, k:Tensor, v:Tensor) -> int:
+        "Refuse keys and values that cannot join the held ones; their count."
+        if not (isinstance(k, Tensor) and isinstance(v, Tensor) and k.ndim == 4
+                == v.ndim and k.shape[:3] == v.shape[:3] and k.shape[2]
+                and k.dtype == v.dtype and k.device == v.device): raise ValueError(
+            f"k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, n, d_v] of "
+            f"one dtype and device, got " + " and ".join(
+                f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip() for t in (k, v)))
+        n, most = k.shape[2], layer.context_length
+        if most is not None and self.n_seen + n > most: raise ValueError(
+            f"{n} new positions after {self.n_seen} cached exceed the layer's "
+            f"context_length={most}; raise it, or call cache.reset() for a new one")
+        own = "use one KVCache per attention layer, or call cache.reset() for a new one"
+        if not self.n_seen: self._clear()              # (a failed first call's buffers)
+        elif (new := _kind(k, v)) != (was := _kind(self.k, self.v)):
             name, a, b = next(t for t in zip(_KIND, new, was) if t[1] != t[2])
-            raise ValueError(f"the new keys have {name}={a} but the cache holds {name}={b}; "
-                             f"{own}")
-        elif layer.uid != self.owner:
-            raise ValueError(f"the cache holds positions written by another attention "
-                             f"layer; {own}")
+            raise ValueError(f"the new keys have {name}={a} but the cache holds "
+                             f"{name}={b}; {own}")
+        elif layer.uid != self.owner: raise ValueError(
+            f"the cache holds positions written by another attention layer; {own}")
         self._bind(layer)
         return n
 
@@ -177,87 +215,62 @@ class KVCache:
         self.owner, self.window = layer.uid, layer.window
         self.max_length = layer.context_length
 
-    def _write(self, k_new:Tensor, v_new:Tensor, graph:bool) -> tuple:
-        "Write the new keys and values into free slots; views of all to attend over."
-        n, L, C = k_new.shape[2], self.length, self.capacity
-        if self.start + L + n > C or (self.k.is_inference() and not (  # read only, then
-                torch.compiler.is_compiling() or torch.is_inference_mode_enabled())):
-            cap = min(2 * C, self.max_length or 2 * C)
-            if self.window is not None:   # what a window holds, and an eighth to spare
-                w = max(self.window - 1, L) + n
-                cap = min(cap, w + max(4, -(-w // 7)))
-            self._move(max(L + n, cap), k_new, v_new)
-        s, e = self.start, self.start + L + n
-        kb, vb = (self.k.detach(), self.v.detach()) if graph else (self.k, self.v)
-        kb[:, :, e - n:e], vb[:, :, e - n:e] = k_new, v_new   # history: this write
-        return kb[:, :, s:e], vb[:, :, s:e]
-
-    def _hold(self, pos:Tensor|None, n:int):
-        "Hold the n new slots, with their positions once padded (the held ones first)."
-        if pos is not None and self.pos is None:
-            held, self.pos = self.positions, torch.full_like(self.k[:, 0, :, 0], -1).long()
-            self.pos[:, self.held] = held
-        if pos is not None: self.pos[:, self.start + self.length:][:, :n] = pos
-        self.length += n
-
-    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None)):
-        """New buffers of `cap` slots holding the held positions (those `keep` picks)
-        first; the first ones take their shapes from keys and values `k`, `v`."""
-        if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
-        k, v, p = (_slots(t, keep) for t in (self.keys, self.values, _slots(self.pos, self.held)))
-        (B, H, L, d), dv = k.shape, v.shape[3]
-        self.k, self.v = k.new_zeros(B, H, cap, d), v.new_zeros(B, H, cap, dv)
-        self.k[:, :, :L], self.v[:, :, :L] = k.detach(), v.detach()
-        self.pos = None if p is None else torch.cat((p, p.new_full((B, cap - L), -1)), 1)
-        self.start, self.length = 0, L
-        self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + L
+    def _room(self, n:int) -> int:
+        "A new buffer's slots: twice as many (capped); with a window, it and an eighth."
+        cap = min(2 * self.capacity, self.max_length or 2 * self.capacity)
+        if self.window is None: return cap
+        w = max(self.window - 1, self.length) + n
+        return min(cap, w + max(4, -(-w // 7)))
 
     def _evict(self):
         """Keep only the slots a later query may see with the layer's window `W`: from
         the first one some sequence still needs, or only those when they lie apart."""
         W, L = self.window, self.length
-        first, idx = (0 if W is None else max(0, L - W + 1)), None
-        if W is not None and self.padded:
+        if W is None: return
+        first, idx = max(0, L - W + 1), None
+        if self.padded:
             if self.k.is_meta: raise ValueError(
                 "padding with a window needs the positions' values to drop old slots, "
                 "and tensors on the meta device hold none: run on a real device")
             need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
-            idx = need.nonzero()[:, 0].tolist()          # one host sync
+            idx = need.nonzero()[:, 0].tolist()              # one host sync
             first = idx[0] if idx else L
-        if idx is not None and L - first > 2 * len(idx) + 8:  # apart: gather them
-            keep = torch.tensor(idx, device=self.k.device) + self.start
-            self.k, self.v, self.pos = (_slots(t, keep) for t in (self.k, self.v, self.pos))
-            self.start, self.length, self.n_copied = 0, len(idx), self.n_copied + len(idx)
+        if idx is not None and L - first > 2 * len(idx) + 8:   # apart: gather them
+            at = torch.tensor(idx, device=self.k.device) + self.start
+            self.k, self.v, self.pos = (_slots(t, at) for t in (self.k, self.v,
+                                                                 self.pos))
+            self.start, self.length = 0, len(idx)
+            self.n_copied += len(idx)
         else: self.start, self.length = self.start + first, L - first
-        room = max(self.length + 1, W or 0)      # back to what a one-call prefill leaves
-        if W is not None and not self.differentiable and (
-                self.capacity > room + max(4, -(-room // 7))): self._move(room)
+        room = max(self.length + 1, W)        # back to what a one-call prefill leaves
+        if not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
+            self._move(room)
 
     def crop(self, n:int): # positions to keep: the first n seen
         """Forget every position after the first `n` seen, without a copy (speculative
         decoding, another continuation of a prefix). `crop(0)` empties the cache."""
         n, base, W = check_int('n', n, 0), self.n_seen - self.length, self.window
+        if n > self.n_seen:
+            raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
         drop = self.n_seen - n
-        if n > self.n_seen: raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
-        if drop and W is not None and base and (self.padded or n - (W - 1) < base):
+        if drop and W is not None and base and (self.padded or n - W + 1 < base):
             raise ValueError(
-                f"n={n}: the next query would see positions from {max(0, n - W + 1)} on, "
-                f"but the window of {W} has dropped every position before {base}" + (
-                    " (with padding, a cache that has dropped positions cannot be "
-                    "cropped)" if self.padded else ""))
-        if drop and self.padded:                       # each sequence's real tokens
+                f"n={n}: the next query would see positions from {max(0, n - W + 1)} "
+                f"on, but the window of {W} has dropped every position before {base}"
+                + " (with padding, a cache that has dropped positions cannot be "
+                "cropped)" * self.padded)
+        if drop and self.padded:                          # each sequence's real tokens
             self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
         self.length, self.n_seen = self.length - drop, n
         if n == 0: self.reset()
 
     def reorder(self, index:Tensor): # [B'] rows of the batch to keep, in their order
-        "Keep the batch rows `index` (in that order), as beam search does after each step."
-        if not (isinstance(index, Tensor) and index.ndim == 1 and not
-                index.dtype.is_floating_point and index.dtype != torch.bool):
+        "Keep the batch rows `index` (in that order), as beam search does each step."
+        if not isinstance(index, Tensor) or index.ndim != 1 or (
+                index.dtype.is_floating_point or index.dtype == torch.bool):
             raise ValueError(f"index must be a 1-D integer tensor of batch rows, got "
-                             f"{shape_of(index)}" + (f" of dtype {index.dtype}"
-                                                     if isinstance(index, Tensor) else ""))
-        if self.k is not None:
-            index = index.to(self.k.device)
-            self.k, self.v, self.pos, self.n_real = (
-                None if t is None else t[index] for t in (self.k, self.v, self.pos, self.n_real))
+                             f"{shape_of(index)}" + (f" of dtype {index.dtype}" if
+                                                     isinstance(index, Tensor) else ""))
+        for name in ('k', 'v', 'pos', 'n_real'):
+            if (t := getattr(self, name)) is not None:
+                setattr(self, name, t[index.to(t.device)])
