@@ -59,6 +59,7 @@ from .core import *
 from .exercises import *
 from .kv_memory import *
 from .convert import *
+from .hf_layers import *
 from .hf import *
 from .parallel import *
 from .latent import *
