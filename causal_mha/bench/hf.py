@@ -12,20 +12,31 @@ from .timing import time_once
 from .load import load_average
 
 # %% auto #0
-__all__ = ['hf_speed', 'bench_hf']
+__all__ = ['random_model', 'hf_speed', 'bench_hf']
 
 # %% ../../nbs/16a_hf_bench.ipynb #4b657ccb
 _TIMED = ('Llama', 'Mistral', 'Qwen3', 'Gemma 3')  # the families hf_speed builds
 
-def _model(family:str, # one of `_TIMED`
-           d_model:int=512, n_layers:int=4, n_heads:int=8, n_kv_heads:int=2, # the sizes
-           window:int|None=None, # Mistral's `sliding_window`
-           vocab_size:int=1024, # small, so attention's share shows
-           dtype:torch.dtype=torch.float32, seed:int=0):
-    """A transformers model of `family` from its default config at these sizes, random
-    weights (no download), eval mode. The head width is `d_model // n_heads`; a `window`
-    of None keeps the config's default (4096); the vocabulary is small, so the output
-    layer does not hide attention's share."""
+def random_model(family:str, # 'Llama', 'Mistral', 'Qwen3' or 'Gemma 3'
+                 d_model:int=512, # hidden size
+                 n_layers:int=4, # decoder layers
+                 n_heads:int=8, # query heads
+                 n_kv_heads:int=2, # key/value heads
+                 window:int|None=None, # Mistral's `sliding_window`
+                 vocab_size:int=1024, # small, so attention's share shows
+                 dtype:torch.dtype=torch.float32, # of the weights
+                 seed:int=0, # of the random weights
+                ): # a transformers causal LM in eval mode
+    """A transformers model of `family` from its default config at these sizes (MLP
+    3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode. The
+    head width is `d_model // n_heads`; a `window` of None keeps the config's default
+    (4096); the vocabulary is small, so the output layer does not hide attention's share.
+
+    Raises:
+        ValueError: a family it does not build.
+    """
+    if family not in _TIMED:
+        raise ValueError(f"family must be one of {_TIMED}, got {family!r}")
     import transformers as tf
     d = d_model // n_heads
     kw = dict(vocab_size=vocab_size, hidden_size=d_model, intermediate_size=3 * d_model,
@@ -120,7 +131,7 @@ def hf_speed(families:tuple=_TIMED, # the families to time
     def last(x): return lambda m: m(x, logits_to_keep=1)
     with torch.no_grad():
         for fam in families:
-            original = _model(fam, dtype=dtype, seed=seed, **sizes)
+            original = random_model(fam, dtype=dtype, seed=seed, **sizes)
             swapped = swap_attention(copy.deepcopy(original))
             x, p = ids(prefill), ids(prompt)
             out['prefill'][fam] = side_by_side(original, swapped, last(x), logits)
@@ -128,7 +139,7 @@ def hf_speed(families:tuple=_TIMED, # the families to time
                                        min_new_tokens=new_tokens, do_sample=False)
             out['generate'][fam] = side_by_side(original, swapped, gen, tokens)
         if long is not None:
-            original = _model('Mistral', window=window, dtype=dtype, seed=seed, **sizes)
+            original = random_model('Mistral', window=window, dtype=dtype, seed=seed, **sizes)
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
             out['windowed'][f"Mistral, window {window}"] = side_by_side(
                 original, swapped, last(x), logits, long_repeats)
@@ -139,6 +150,7 @@ def hf_speed(families:tuple=_TIMED, # the families to time
     out['load'] = (load0, load_average())
     return out
 
+document(random_model)
 document(hf_speed)
 
 def bench_hf(device='cpu', # the models run on the CPU

@@ -9,25 +9,29 @@ from ..ground import check_int, check_heads
 from .load import usable_cores
 
 # %% auto #0
-__all__ = ['PARTS', 'MODES', 'QUICK', 'FULL', 'DTYPES', 'as_dtype', 'dtype_name', 'check_choice', 'check_width', 'check_options']
+__all__ = ['PARTS', 'MODES', 'CPU_PARTS', 'QUICK', 'FULL', 'DTYPES', 'as_dtype', 'dtype_name', 'check_choice', 'check_width',
+           'check_options']
 
 # %% ../../nbs/11b_bench_options.ipynb #85354a2b
-PARTS = ('speed', 'memory', 'decode', 'variants', 'nograd', 'long', 'hf')
+PARTS = ('speed', 'memory', 'decode', 'variants', 'nograd', 'long', 'hf', 'packed')
 MODES = ('quick', 'full')  # a run's settings: `QUICK` or `FULL`
+CPU_PARTS = ('long', 'hf', 'packed')  # parts that measure CPU processes (peak RSS, CPU models)
 QUICK = dict(speed=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
              memory=dict(Ts=(1024, 2048), max_explicit_T=2048),
              decode=dict(contexts=(256, 1024, 4096), steps=16, runs=6, bare_rounds=10),
              variants=dict(contexts=(1024, 2048, 4096), steps=16, runs=6),
              nograd=dict(steps=256, runs=6),
              long=dict(Ts=(4096, 8192), pad_T=4096, runs=2),
-             hf=dict(families=('Llama', 'Mistral'), prefill=512, prompt=256, new_tokens=8, long=None, repeats=5))
+             hf=dict(families=('Llama', 'Mistral'), prefill=512, prompt=256, new_tokens=8, long=None, repeats=5),
+             packed=dict(T=4096, doc_len=512, mem_Ts=(2048, 4096), hf_T=2048, hf_doc_len=256, hf_runs=3))
 FULL = dict(speed=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
             memory=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
             decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=120),
             variants=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
             nograd=dict(steps=1024, runs=10),
             long=dict(Ts=(16384, 32768), pad_T=16384, runs=2),
-            hf=dict(repeats=9, long=16384, long_repeats=3))
+            hf=dict(repeats=9, long=16384, long_repeats=3),
+            packed=dict(T=16384, doc_len=2048, mem_Ts=(8192, 16384), hf_T=8192, hf_doc_len=1024, hf_runs=6))
 
 # %% ../../nbs/11b_bench_options.ipynb #e97f9617
 DTYPES = {'fp32': torch.float32, 'bf16': torch.bfloat16, 'fp16': torch.float16, 'fp64': torch.float64}
@@ -72,9 +76,11 @@ def check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
         if dev.index is not None and dev.index >= torch.cuda.device_count():
             raise ValueError(f"device {device!r} asked for, but this machine has "
                              f"{torch.cuda.device_count()} CUDA device(s)")
-        if cpu_only := [p for p in ('long', 'hf') if p in parts]:
-            raise ValueError(f"the {' and '.join(cpu_only)} part{'s' if len(cpu_only) > 1 else ''} measure{'' if len(cpu_only) > 1 else 's'} CPU "
+        if cpu_only := [p for p in CPU_PARTS if p in parts]:
+            many = len(cpu_only) > 1
+            names = ', '.join(cpu_only[:-1]) + ' and ' + cpu_only[-1] if many else cpu_only[0]
+            raise ValueError(f"the {names} part{'s' if many else ''} measure{'' if many else 's'} CPU "
                              f"processes and cannot run on device {device!r}: leave them out of parts (e.g. "
-                             f"{','.join(p for p in PARTS if p not in ('long', 'hf'))})")
+                             f"{','.join(p for p in PARTS if p not in CPU_PARTS)})")
     threads = usable_cores() if threads is None else check_int('threads', threads, 1)
     return str(dev), dtype, tuple(parts), threads

@@ -244,13 +244,71 @@ def _hf_md(hf, ok):
             "per turn (quartiles)", "agree"]
     return L + _table(head, rows)
 
+def _ratio_cells(r, ref, side, scale=1.0, fmt=_ms):
+    "Of a `side_by_side` result: two medians, their ratio, and the rounds' ratio with its quartiles."
+    t, q = r['times'], r['ratios'][side]
+    q1, q3 = q['ratio_iqr']
+    return [fmt(t[ref]['median'] * scale), fmt(t[side]['median'] * scale),
+            f"{q['ratio_of_medians']:.3f}", f"{q['ratio']:.3f} ({q1:.3f}–{q3:.3f})"]
+
+def _packed_md(pk, ok):
+    n, fl = pk['layer']['fwd']['times']['causal']['n'], pk['flops']
+    L = [f"**Packed rows**: one `Attention` layer (D={pk['D']}, H={pk['H']}, head width "
+         f"{pk['D'] // pk['H']}, {pk['dtype']}) on a row of {pk['T']} tokens as "
+         f"{pk['n_docs']} documents of {pk['doc_len']} (`position_ids`) against the same row "
+         f"as one causal sequence; `attend` alone on the layer's queries, keys and values; and "
+         f"the kernel alone on the documents as one batch of views (no copy, the route's "
+         f"floor). {n} rounds each, the calls of a round back to back, their order reversed "
+         f"every round. Times: each side's median, in ms. Two ratios to the causal row: of "
+         f"the two medians, and the median of the rounds' own ratios with its quartiles (the "
+         f"targets judge this one). The documents hold {fl['pairs']:.3f} of the row's "
+         f"query-key pairs; the projections do the same work either way, so the layer's "
+         f"matrix products come to {fl['layer']:.3f} of the causal row's, forward and "
+         f"backward alike.", ""]
+    head = ["call", "causal ms", "packed ms", "ratio of the medians", "per round (quartiles)"]
+    rows = [[f"{what} {mode}"] + _ratio_cells(pk[what][mode], 'causal', 'packed')
+            for what in ('layer', 'attend') for mode in ('fwd', 'fwd+bwd')]
+    rows += [[f"kernel alone {mode}"] + _ratio_cells(pk['attend'][mode], 'causal', 'kernel')
+             for mode in ('fwd', 'fwd+bwd')]
+    L += _table(head, rows)
+    L += ["", "(kernel alone: its causal column is `attend`'s on the row, its packed column "
+          "the kernel on the documents as one batch, timed in the same rounds.) The packed "
+          f"row's output against each document run alone: max \\|Δ\\| {pk['alone_diff']:.1e}.",
+          ""]
+    mib = lambda b: '—' if b is None else f"{b / 2**20:.0f}"
+    L += ["Peak memory of the layer's forward and backward, MiB above the process's before "
+          "the call (each in a fresh process), beside the bytes of one dense `[T, T]` bool "
+          "mask:", ""]
+    L += _table(["T", "causal", "packed", "packed / causal", "a [T, T] bool mask"],
+                [[str(r['T']), mib(r['causal']), mib(r['packed']),
+                  f"{r['packed'] / r['causal']:.2f}" if r['packed'] and r['causal'] else '—',
+                  mib(r['dense_mask'])] for r in pk['memory']])
+    hf, title = pk['hf'], "**A Hugging Face Llama on a packed row, swapped and original**"
+    if hf is None: return L
+    if hf.get('unavailable'): return L + ["", f"{title}: not measured: {hf['unavailable']}"]
+    st = hf['settings']
+    L += ["", f"{title} ({st['n_layers']} layers, D={st['d_model']}, {st['n_heads']} query / "
+          f"{st['n_kv_heads']} kv heads, {pk['dtype']}, {pk['threads']} threads; {st['T']} "
+          f"tokens as {st['T'] // st['doc_len']} documents of {st['doc_len']} from "
+          f"`DataCollatorWithFlattening`; {st['runs']} rounds each, as above). Seconds: each "
+          f"side's median; ratios swapped / original, of the medians and per round:", ""]
+    sec = lambda v: f"{v:.2f}"
+    L += _table(["call", "original s", "swapped s", "ratio of the medians",
+                 "per round (quartiles)"],
+                [[what] + _ratio_cells(hf[k], 'original', 'swapped', 1e-3, sec)
+                 for k, what in (('forward', "forward (`use_cache=False`)"),
+                                 ('train', "training step (loss, backward)"))])
+    lo = hf['loss']
+    return L + ["", f"Logits differ by at most {hf['logits_diff']:.1e}; the loss is "
+                f"{lo['original']:.6f} (original) and {lo['swapped']:.6f} (swapped)."]
+
 def _targets_md(targets):
     def met(t): return t['why'] if t['met'] is None else 'yes' if t['met'] else 'NO'
     return ["**Targets**:", ""] + _table(["target", "measured", "met"],
         [[t['target'].replace('|', '\\|'), t['measured'].replace('|', '\\|'), met(t)] for t in targets])
 
 _PART_MD = dict(speed=_speed_md, memory=_memory_md, decode=_decode_md, variants=_variants_md, nograd=_nograd_md,
-                long=_long_md, hf=_hf_md)
+                long=_long_md, hf=_hf_md, packed=_packed_md)
 
 def format_report(res:dict, # a `run_benchmarks` result, or one read by `load_results`
                   parts:tuple|None=None, # only these parts' tables and targets (None: every part the run holds)

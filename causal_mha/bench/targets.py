@@ -85,6 +85,24 @@ TARGETS = (
            'hf', 'logits_diff', '<=', _AGREE, timing=False),
     Target("swapped == original: generated sequences that differ {op} {threshold}",
            'hf', 'tokens_differ', '==', 0, timing=False),
+    Target("packed layer ({at}): forward time {op} {threshold}x the causal row's (ideal 0.125)",
+           'packed', 'layer_ratio.fwd@D=256,T=16384,8x2048', '<=', 0.2, ('full',)),
+    Target("packed layer ({at}): forward+backward time {op} {threshold}x the causal row's (ideal 0.125)",
+           'packed', 'layer_ratio.fwd+bwd@D=256,T=16384,8x2048', '<=', 0.2, ('full',)),
+    Target("packed row == each document alone: max |Δ| {op} {threshold}",
+           'packed', 'alone_diff', '<=', _AGREE, timing=False),
+    Target("packed layer's peak memory (fwd+bwd) linear in T: peak at {at}, later / earlier {op} {threshold}",
+           'packed', 'packed_peak_growth@*', '<', 2.3, timing=False),
+    Target("packed layer's peak memory (fwd+bwd) at {at} {op} {threshold}x the causal row's",
+           'packed', 'packed_peak_to_causal@*', '<=', 1.5, timing=False),
+    Target("swapped Llama on a packed row ({at}): forward time {op} {threshold}x the original's",
+           'packed', 'hf_ratio.forward@T=8192,8x1024', '<=', 0.45, ('full',)),
+    Target("swapped Llama on a packed row ({at}): training step {op} {threshold}x the original's",
+           'packed', 'hf_ratio.train@T=8192,8x1024', '<=', 0.5, ('full',)),
+    Target("swapped == original on a packed row: largest difference of the logits {op} {threshold}",
+           'packed', 'hf_logits_diff', '<=', _AGREE, timing=False),
+    Target("swapped == original on a packed row: difference of the loss {op} {threshold}",
+           'packed', 'hf_loss_diff', '<=', _AGREE, timing=False),
 )
 
 # %% ../../nbs/11i_bench_targets.ipynb #b3707c6f
@@ -184,7 +202,33 @@ def _hf(hf, ok):
                               + (f"; differ: {', '.join(bad)}" if bad else ""))
     return m
 
-_METRICS = dict(speed=_speed, memory=_memory, decode=_decode, variants=_variants, nograd=_nograd, long=_long, hf=_hf)
+def _packed(pk, ok):
+    def ratio(r, side):
+        q = r['ratios'][side]
+        q1, q3 = q['ratio_iqr']
+        return q['ratio'], (f"{q['ratio']:.3f}x, the median of the rounds' ratios "
+                            f"(quartiles {q1:.3f}–{q3:.3f})")
+    at = f"D={pk['D']},T={pk['T']},{pk['n_docs']}x{pk['doc_len']}"
+    m = {f"layer_ratio.{mode}@{at}": ratio(pk['layer'][mode], 'packed')
+         for mode in ('fwd', 'fwd+bwd')}
+    m['alone_diff'] = _diff(pk['alone_diff'])
+    pts = [r for r in pk['memory'] if r['packed']]
+    if len(pts) > 1:
+        g = pts[-1]['packed'] / pts[-2]['packed']
+        m[f"packed_peak_growth@T={pts[-2]['T']}..{pts[-1]['T']}"] = (g, f"{g:.2f}")
+    if pts and pts[-1]['causal']:
+        r = pts[-1]['packed'] / pts[-1]['causal']
+        m[f"packed_peak_to_causal@T={pts[-1]['T']}"] = (r, f"{r:.2f}x")
+    hf = pk.get('hf')
+    if hf and not hf.get('unavailable'):
+        st = hf['settings']
+        at = f"T={st['T']},{st['T'] // st['doc_len']}x{st['doc_len']}"
+        for k in ('forward', 'train'): m[f"hf_ratio.{k}@{at}"] = ratio(hf[k], 'swapped')
+        m['hf_logits_diff'], m['hf_loss_diff'] = _diff(hf['logits_diff']), _diff(hf['loss_diff'])
+    return m
+
+_METRICS = dict(speed=_speed, memory=_memory, decode=_decode, variants=_variants, nograd=_nograd, long=_long, hf=_hf,
+                packed=_packed)
 
 def metrics(res:dict) -> dict: # part -> {metric key: (value or None, text)}
     "The figures the targets compare, per part that `res` holds."
