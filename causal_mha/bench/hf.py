@@ -30,7 +30,8 @@ def random_model(family:str, # 'Llama', 'Mistral', 'Qwen3' or 'Gemma 3'
     """A transformers model of `family` from its default config at these sizes (MLP
     3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode. The
     head width is `d_model // n_heads`; a `window` of None keeps the config's default
-    (4096); the vocabulary is small, so the output layer does not hide attention's share.
+    (4096); the vocabulary is small, so the output layer does not hide attention's
+    share.
 
     Raises:
         ValueError: a family it does not build.
@@ -139,7 +140,8 @@ def hf_speed(families:tuple=_TIMED, # the families to time
                                        min_new_tokens=new_tokens, do_sample=False)
             out['generate'][fam] = side_by_side(original, swapped, gen, tokens)
         if long is not None:
-            original = random_model('Mistral', window=window, dtype=dtype, seed=seed, **sizes)
+            original = random_model('Mistral', window=window, dtype=dtype, seed=seed,
+                                    **sizes)
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
             out['windowed'][f"Mistral, window {window}"] = side_by_side(
                 original, swapped, last(x), logits, long_repeats)
