@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib, inspect, json, time
 from datetime import datetime, timezone
 import torch
-from .options import (PARTS, QUICK, FULL, check_options, check_choice,
-                                     dtype_name)
-from .load import (usable_cores, load_average, machine_info, cpu_sample,
-                                  CpuMonitor, part_load, reliability)
+from .options import (
+    PARTS, QUICK, FULL, check_options, check_choice, dtype_name)
+from .load import usable_cores, load_average, machine_info, cpu_sample
+from .load import CpuMonitor, part_load, reliability
 from .forward import bench_speed, bench_memory
 from .decoding import bench_decode, bench_variants, bench_no_grad
 from .long import bench_long

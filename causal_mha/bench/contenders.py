@@ -10,8 +10,8 @@ from torch import nn
 import torch.nn.functional as F
 from ..kv_memory import kv_cache_bytes
 from ..multihead import MultiHeadAttentionWrapperWithProj, MultiHeadAttention
-from ..peers import (MultiHeadAttentionCombinedQKV, MHAEinsum,
-                              MHAPyTorchScaledDotProduct, MHAPyTorchClass)
+from ..peers import MultiHeadAttentionCombinedQKV, MHAEinsum
+from ..peers import MHAPyTorchScaledDotProduct, MHAPyTorchClass
 from .options import check_choice, check_width
 # The modules under test, by the names the package exports: the bench's one import of
 # them.

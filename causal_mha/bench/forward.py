@@ -10,8 +10,8 @@ import torch
 from ..ground import check_int
 from .options import as_dtype, dtype_name, check_choice, check_width
 from .timing import time_calls, in_fresh_process
-from .contenders import (Attention, IMPLS, COMPILE_IMPLS, CAUSAL_KERNEL,
-                                         make_impls)
+from .contenders import (
+    Attention, IMPLS, COMPILE_IMPLS, CAUSAL_KERNEL, make_impls)
 
 # %% auto #0
 __all__ = ['attention_flops', 'bench_speed', 'restart_peak_rss', 'peak_rss_above', 'peak_forward_bytes', 'bench_memory']
