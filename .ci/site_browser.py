@@ -1,27 +1,47 @@
-"""Read the built site in a browser, as a reader would: Playwright on Debian's Chromium, `_docs/` served on 127.0.0.1.
+"""Read the built site in a browser, as a reader would: Playwright on Debian's Chromium.
 
-Run from the repository root after `nbdev_docs`:  python .ci/site_browser.py [--shots DIR] [--only PAGE.html ...]
-The pages are those nbs/sidebar.yml lists (so new pages are covered without editing this file). At 1280 x 900:
-  load       every page loads with no console error, no uncaught exception and no failed request to the site
-             (requests elsewhere, such as MathJax's CDN, are blocked and counted, not failed on)
-  height     the page's height is the same 0.3 s and 1.5 s after load (nothing keeps growing)
-  width      no image, figure, table, code block or frame reaches past the text column, unless it sits in a box that
-             scrolls sideways on purpose or in one of Quarto's wider columns (`.column-page-right`, ...), which must fit
-             the window; no code block or table scrolls sideways (code wraps; a table shows all its columns)
-  api        every API entry (a heading causal_mha.ground.SiteDoc marks with `span.doc-entry`) shows a signature, a
-             class as `class`; its arguments, returns and raises are lists, never a paragraph starting `Args:`, ...
-  anchors    every link to a page of the site with a `#fragment` lands on an element with that id
-  sidebar    the sidebar lists every page of nbs/sidebar.yml; home first, then 4.1; the pages titled 4.1-4.9 in order
-  search     the search box finds `KVCache` and `swap_attention`, and its first result opens their API entry
-  chapter    the pages of 4.1, 4.7 and 4.8 show the code they build (`def`/`class` lines, not a bare signature)
-             and the chapter's figures they print
-  labs       every embedded lab works in its page: an input changed in the frame gives the Python twin's numbers,
-             and the frame's height settles at the lab's own height (no scroll bar inside, no growth)
+`_docs/` is served on 127.0.0.1. Run from the repository root after `nbdev_docs`:
+    python .ci/site_browser.py [--shots DIR] [--only PAGE.html ...]
+The pages are those nbs/sidebar.yml lists (new pages are covered without editing this
+file). At 1280 x 900, every request and console message recorded (in DIR/requests.txt):
+  offline    no request leaves 127.0.0.1: each one to another host fails the check
+             (it is also blocked, and Chromium resolves no other host name)
+  load       every page loads with no console error, no uncaught exception, no failed
+             request, no response of 400 or more, and names a favicon that loads
+  math       no raw TeX (`\\(`, `\\[`, `$$`) in a page's text: formulas are typeset
+  height     the page's height is the same 0.3 s and 1.5 s after load
+  width      the document is no wider than the window (the whole document, naming what
+             sticks out); no image, figure, table, code block or frame reaches past the
+             text column, unless it sits in a box that scrolls sideways on purpose or in
+             one of Quarto's wider columns (`.column-page-right`, ...), which must fit
+             the window; no code block or table scrolls sideways (code wraps)
+  links      no link points at the published site (a local build links to its own
+             pages), no source link lacks its line (`#LNone`), no "Other Formats" list
+  folds      on the chapter's pages (notebooks 01-09) the code they build is shown
+             without a fold; elsewhere an "Exported source" fold starts closed
+  navbar     every section and API entry of a page, opened by a link within the page,
+             shows its heading below the fixed navbar; so does each page's first API
+             entry (else a section) opened as a new page, and `core.html#attention`
+             and `cache.html#kvcache`
+  api        every API entry (a heading causal_mha.ground.SiteDoc marks with
+             `span.doc-entry`) shows a signature, a class as `class`; its arguments,
+             returns and raises are lists, never a paragraph starting `Args:`, ...
+  anchors    every link to a page of the site with a `#fragment` lands on an element
+             with that id
+  sidebar    the sidebar lists every page of nbs/sidebar.yml; home first, then 4.1; the
+             pages titled 4.1-4.9 in order; on the home page it needs no scroll
+  search     the search box finds `KVCache` and `swap_attention`, and its first result
+             opens their API entry with its heading on screen below the navbar
+  chapter    the pages of 4.1, 4.7 and 4.8 show the code they build (`def`/`class`
+             lines, not a bare signature) and the chapter's figures they print
+  labs       every embedded lab works in its page: an input changed in the frame gives
+             the Python twin's numbers, and the frame settles at the lab's own height
   labs-page  the Labs page opens with a live lab (its top within the first screen)
-  bench      the Benchmarks page's plots are all loaded and shown at no less than 70% of their drawn width (the
-             image's width attribute, in CSS px; else its pixels)
-Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else to a new temporary folder (printed).
-Exits 1 when any check fails.
+  bench      the Benchmarks page's plots are all loaded, shown at no less than 70% of
+             their drawn width (the image's width attribute, in CSS px; else its
+             pixels), with twice that many pixels or more (sharp on a dense screen)
+Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else to a new
+temporary folder (printed). Exits 1 when any check fails.
 """
 import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
 from pathlib import Path
@@ -33,7 +53,8 @@ from site_check import NBS, ROOT, page_name, sidebar_listed as sidebar_notebooks
 DOCS = ROOT / '_docs'
 CHROMIUM = '/usr/bin/chromium'
 ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run']
+        '--disable-sync', '--no-first-run',
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']   # no other host
 WIDTH, HEIGHT = 1280, 900
 SITE_URL = 'https://causal-mha.github.io/causal_mha/'   # settings.ini doc_host + doc_baseurl: nbdev's links use it
 SHOT_MAX_HEIGHT = 16_000                               # px of a full-page screenshot kept (the longest pages are longer)
@@ -45,6 +66,9 @@ CHAPTER_FIGURES = {                                     # section: (code lines t
     '4.8': (['class Attention('], ['2.78e-16', '1.33e-15']),
 }
 MIN_PLOT_SCALE = 0.70
+MIN_PLOT_DENSITY = 2.0                  # a plot's pixels per CSS px of its drawn width
+HASH_PAGES = ('core.html#attention', 'cache.html#kvcache')   # opened as new pages
+CHAPTER_NB = re.compile(r'^0[1-9][a-z]?_')   # the chapter's notebooks, as site_check's
 
 
 def serve(folder):
@@ -52,6 +76,7 @@ def serve(folder):
     handler = functools.partial(type('Quiet', (http.server.SimpleHTTPRequestHandler,),
                                      {'log_message': lambda *a: None}), directory=str(folder))
     srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    srv.handle_error = lambda request, address: None   # a page closed mid-download
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return f'http://127.0.0.1:{srv.server_address[1]}/', srv
 
@@ -61,7 +86,7 @@ def ids_of(html):
 
 
 # What one page looks like in the browser, measured in one evaluate call.
-MEASURE_JS = r"""() => {
+MEASURE_JS = r"""(site) => {
   const main = document.querySelector('main#quarto-document-content') || document.querySelector('main');
   const col = main.getBoundingClientRect();
   const scrolls = el => { for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
@@ -105,10 +130,82 @@ MEASURE_JS = r"""() => {
   const outputs = [...main.querySelectorAll('.cell-output pre, .cell-output-stdout pre, .cell-output-display pre')].map(p => p.textContent);
   const imgs = [...main.querySelectorAll('img')].map(i => ({src: i.getAttribute('src'), nw: +i.getAttribute('width') || i.naturalWidth,
                                                            w: i.getBoundingClientRect().width, done: i.complete && i.naturalWidth > 0}));
+  imgs.forEach((im, k) => { im.px = main.querySelectorAll('img')[k].naturalWidth; });
   const labs = [...main.querySelectorAll('iframe.cmha-lab')].map(f => ({id: f.id, top: f.getBoundingClientRect().top + window.scrollY}));
   const h2 = main.querySelector('h2');
+  // the whole document against the window: what sticks out past its edge (innermost)
+  const root = document.documentElement, viewW = root.clientWidth, docWide = [];
+  const docW = Math.max(root.scrollWidth, document.body.scrollWidth);
+  if (docW > viewW + 1) {
+    const out = [...document.body.querySelectorAll('*')].filter(el => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.right > viewW + 1; });
+    const inner = out.filter(el => !out.some(o => o !== el && el.contains(o)));
+    docWide.push(`the document is ${docW} px wide in a ${viewW} px window`
+                 + (inner.length ? ', past its edge:' : ''));
+    for (const el of inner.slice(0, 3))
+      docWide.push(`  ${name(el)} to ${Math.round(el.getBoundingClientRect().right)} px`
+                   + ` (${(el.textContent || '').trim().slice(0, 60)})`);
+  }
+  // raw TeX left in the text (outside code): a formula that was not typeset
+  const skip = 'pre, code, script, style, math, .sourceCode', tex = [];
+  const F = NodeFilter, walker = document.createTreeWalker(main, F.SHOW_TEXT,
+    {acceptNode: n => n.parentElement.closest(skip) ? F.FILTER_REJECT : F.FILTER_ACCEPT}
+  );
+  for (let n; (n = walker.nextNode()); )
+    if (/\\\(|\\\)|\\\[|\\\]|\$\$/.test(n.textContent))
+      tex.push(n.textContent.trim().slice(0, 80));
+  const anchors = [...document.querySelectorAll('a[href]')];
+  const hrefs = anchors.map(a => a.getAttribute('href'));
+  const icon = document.querySelector('link[rel~="icon"]');
+  const exported = [...main.querySelectorAll('details.code-fold')].filter(
+    d => (d.querySelector('summary') || {}).textContent.trim() === 'Exported source');
+  const home = site.replace(/\/$/, '');
   return {title: (document.querySelector('h1.title') || {}).textContent || document.title, wide, sideways, entries, links,
-          code, outputs, imgs, labs, colWidth: col.width, firstH2: h2 ? h2.getBoundingClientRect().top + window.scrollY : null};
+          code, outputs, imgs, labs, colWidth: col.width, firstH2: h2 ? h2.getBoundingClientRect().top + window.scrollY : null,
+          docWide, tex, math: main.querySelectorAll('math').length,
+          published: hrefs.filter(h => h === home || h.startsWith(site)),
+          deadSource: hrefs.filter(h => /github\.com\/.*#L(?!\d+$)/.test(h)),
+          otherFormats: document.querySelectorAll('.quarto-alternate-formats').length,
+          folds: exported.length, openFolds: exported.filter(d => d.open).length,
+          icon: icon ? icon.href : null,
+          sections: [...main.querySelectorAll('section[id]')].map(s => s.id)};
+}"""
+
+# Every section of a page opened by its #anchor from within the page, as a click on a
+# link to it does, one after the other (scrolling without animation): the top of its
+# heading against the fixed navbar's height (where the navbar sits when shown).
+NAVBAR_JS = r"""async (ids) => {
+  const header = document.querySelector('#quarto-header, .fixed-top');
+  const navH = header ? header.getBoundingClientRect().height : 0;
+  const heads = 'h1,h2,h3,h4,h5,h6', under = [];
+  document.documentElement.style.scrollBehavior = 'auto';
+  for (const id of ids) {
+    const el = document.getElementById(id);
+    if (!el) continue;
+    const a = document.createElement('a');
+    a.href = '#' + encodeURIComponent(id);
+    document.body.appendChild(a); a.click(); a.remove();
+    await new Promise(r => setTimeout(r, 30));       // the page's hashchange handlers
+    const h = el.matches(heads) ? el : (el.querySelector(heads) || el);
+    const top = h.getBoundingClientRect().top;
+    if (top < navH - 1) under.push(id + ' at ' + Math.round(top) + ' px');
+  }
+  history.replaceState(null, '', location.pathname);
+  window.scrollTo(0, 0);
+  document.documentElement.style.scrollBehavior = '';
+  return {navH, under};
+}"""
+
+# The heading of the element a #fragment names: its top, bottom and the navbar's height.
+TARGET_JS = r"""(frag) => {
+  const header = document.querySelector('#quarto-header, .fixed-top');
+  const el = document.getElementById(frag), heads = 'h1,h2,h3,h4,h5,h6';
+  if (!el) return null;
+  const h = el.matches(heads) ? el : (el.querySelector(heads) || el);
+  const r = h.getBoundingClientRect();
+  const navH = header ? header.getBoundingClientRect().height : 0;
+  return {top: r.top, bottom: r.bottom, navH};
 }"""
 
 
@@ -120,41 +217,62 @@ class Findings:
 
 
 class Site(Findings):
-    "One browser on the served site, every request elsewhere blocked and counted."
+    "One browser on the served site: what it loads recorded, other hosts blocked."
     def __init__(self, pw, base, shots):
         super().__init__()
         self.base, self.shots = base, shots
+        self.log = []                          # a line per request and console message
         self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         self.ctx = self.browser.new_context(viewport={'width': WIDTH, 'height': HEIGHT})
         self.ctx.set_default_timeout(15_000)
-        self.external = set()
         self.ctx.route('**/*', self._route)
 
+    def local(self, url):
+        return url.startswith(self.base) or url.startswith(('data:', 'about:', 'blob:'))
+
     def _route(self, route):
-        if route.request.url.startswith(self.base) or route.request.url.startswith(('data:', 'about:', 'blob:')):
-            route.continue_()
-        else:
-            self.external.add(urlparse(route.request.url).netloc); route.abort()
+        if self.local(route.request.url): route.continue_()
+        else: route.abort('internetdisconnected')
 
     def open(self, url):
-        "A page with its console errors, uncaught exceptions and failed requests to the site recorded."
+        "A page whose requests, console messages, exceptions and failures are recorded."
         pg = self.ctx.new_page()
-        pg.errors, pg.bad = [], []
+        pg.errors, pg.bad, pg.outside, where = [], [], [], url[len(self.base):]
+        def note(line): self.log.append(f'{where}: {line}')
+        def request(r):
+            note(f'request {r.resource_type} {r.url[:200]}')
+            if not self.local(r.url): pg.outside.append(r.url)
         def console(m):
-            if m.type != 'error': return
             src = (m.location or {}).get('url') or ''
-            if m.text.startswith('Failed to load resource') and src and not src.startswith(self.base): return  # blocked
-            pg.errors.append(m.text[:200])
+            note(f'console {m.type}: {m.text[:300]}' + (f' ({src})' if src else ''))
+            if m.type != 'error': return
+            where_from = f' ({src.removeprefix(self.base) or src})' if src else ''
+            pg.errors.append(m.text[:200] + where_from)
+        def failed(r):
+            note(f'FAILED {r.url[:200]} ({r.failure})')
+            if self.local(r.url): pg.bad.append(f'{r.url} ({r.failure})')
+        def response(r):
+            if r.status < 400: return
+            note(f'{r.status} {r.url[:200]}'); pg.bad.append(f'{r.url} -> {r.status}')
+        pg.on('request', request)
         pg.on('console', console)
         pg.on('pageerror', lambda e: pg.errors.append(f'uncaught: {str(e)[:200]}'))
-        pg.on('requestfailed', lambda r: r.url.startswith(self.base) and pg.bad.append(f'{r.url} ({r.failure})'))
-        pg.on('response', lambda r: r.url.startswith(self.base) and r.status >= 400 and pg.bad.append(f'{r.url} -> {r.status}'))
+        pg.on('requestfailed', failed)
+        pg.on('response', response)
         pg.goto(url, wait_until='load')
         return pg
 
+    def loaded(self, name, pg):
+        "The offline and load checks of one page, from what `open` recorded."
+        for u in sorted(set(pg.outside)):
+            self.fail('offline', f'{name}: a request leaves 127.0.0.1: {u[:160]}')
+        for e in pg.errors: self.fail('load', f'{name}: console: {e}')
+        for b in pg.bad: self.fail('load', f'{name}: failed request: {b}')
+        self.ok('offline'); self.ok('load')
 
-def read_pages(base, names, shots, ids):
-    "One browser reads `names` in turn: the per-page checks. Returns (failures by check, measures by page, hosts blocked)."
+
+def read_pages(base, names, shots, ids, chapter):
+    "One browser reads `names` in turn: the per-page checks. (failures, measures, log)."
     from playwright.sync_api import sync_playwright
     seen = {}
     with sync_playwright() as pw:
@@ -164,37 +282,55 @@ def read_pages(base, names, shots, ids):
             pg = s.open(base + name)
             pg.wait_for_timeout(300); h1 = pg.evaluate('document.documentElement.scrollHeight')
             pg.wait_for_timeout(1200); h2 = pg.evaluate('document.documentElement.scrollHeight')
-            m = seen[name] = pg.evaluate(MEASURE_JS)
-            for e in pg.errors: s.fail('load', f'{name}: console: {e}')
-            for b in pg.bad: s.fail('load', f'{name}: failed request: {b}')
-            s.ok('load')
-            if abs(h2 - h1) > 2: s.fail('height', f'{name}: {h1} px 0.3 s after load, {h2} px 1.2 s later: still growing')
+            m = seen[name] = pg.evaluate(MEASURE_JS, SITE_URL)
+            fetch = 'u => fetch(u).then(r => r.status, String)'
+            icon = m['icon'] and pg.evaluate(fetch, m['icon'])
+            if icon != 200: s.fail('load', f'{name}: favicon {m["icon"]}: {icon}')
+            if abs(h2 - h1) > 2:
+                s.fail('height', f'{name}: {h1} px 0.3 s after load, {h2} px later')
             s.ok('height')
+            for w in m['docWide']: s.fail('width', f'{name}: {w}')
             for w in m['wide']: s.fail('width', f'{name}: {w} (column {round(m["colWidth"])} px)')
             for w in m['sideways']: s.fail('width', f'{name}: scrolls sideways: {w}')
             s.ok('width')
+            for x in m['tex']: s.fail('math', f'{name}: raw TeX in the text: {x!r}')
+            s.ok('math')
+            check_links(s, name, m, chapter)
             check_api(s, name, m)
             check_anchors(s, name, m, ids)
             check_labs(s, pg, name, m)
             clip_h = min(pg.evaluate('document.documentElement.scrollHeight'), SHOT_MAX_HEIGHT)
             pg.screenshot(path=str(Path(shots) / name.replace('.html', '.jpg')), full_page=True, type='jpeg',
                           quality=50, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
-            print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  {len(m["labs"])} labs  '
-                  f'{time.time() - t:4.1f} s', flush=True)
+            nav = pg.evaluate(NAVBAR_JS, m['sections'])
+            for u in nav['under']:
+                s.fail('navbar', f"{name}#{u} (opened within the page), under the "
+                                 f"{nav['navH']:.0f} px navbar")
+            s.ok('navbar')
+            s.loaded(name, pg)
             pg.close()
+            secs = m['sections']
+            first = (m['entries'][0]['id'] if m['entries'] else
+                     secs[len(secs) // 2] if secs else None)
+            if first: check_fresh(s, base, f'{name}#{first}')
+            print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  '
+                  f'{len(secs):3d} sections  {m["math"]:3d} formulas  '
+                  f'{len(m["labs"])} labs  {time.time() - t:4.1f} s', flush=True)
         s.browser.close()
-    return s.results, seen, sorted(s.external)
+    return s.results, seen, s.log
 
 
 def read_site(base, nbs, shots, ids, search=True):
-    "The checks that need the whole site: sidebar, search, chapter pages, Labs, Benchmarks."
+    "The checks that need the whole site: sidebar, search, anchors opened as new pages."
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
         s = Site(pw, base, shots)
         check_sidebar(s, base, nbs)
-        if search: check_search(s, base, ids)
+        if search:
+            check_search(s, base, ids)
+            check_hash_pages(s, base)
         s.browser.close()
-    return s.results
+    return s.results, s.log
 
 
 def main():
@@ -212,27 +348,35 @@ def main():
     pages = [page_name(nb) for nb in nbs]
     if a.only: pages = [p for p in pages if p in a.only]
     ids = {p.name: ids_of(p.read_text(encoding='utf-8')) for p in DOCS.glob('*.html')}
-    results, seen, external = {'load': [f'{p}: not built (listed in nbs/sidebar.yml)' for p in pages if p not in ids]}, {}, set()
+    unbuilt = [f'{p}: not built (in nbs/sidebar.yml)' for p in pages if p not in ids]
+    results, seen = {'load': unbuilt}, {}
     pages = [p for p in pages if p in ids]
     base, srv = serve(DOCS)
     t0 = time.time()
     from concurrent.futures import ProcessPoolExecutor
     n = min(a.workers, len(pages)) or 1
-    with ProcessPoolExecutor(n + 1) as ex:           # the pages split over `n` browsers; the site-wide checks beside them
-        jobs = [ex.submit(read_pages, base, pages[k::n], str(shots), ids) for k in range(n)]
+    chapter = {page_name(nb) for nb in nbs if CHAPTER_NB.match(Path(nb).name)}
+    log = []
+    with ProcessPoolExecutor(n + 1) as ex:   # `n` browsers read the pages; one the site
+        jobs = [ex.submit(read_pages, base, pages[k::n], str(shots), ids, chapter)
+                for k in range(n)]
         site = ex.submit(read_site, base, nbs, str(shots), ids, not a.only)
         for j in jobs:
-            r, m, e = j.result()
+            r, m, lines = j.result()
             for k, v in r.items(): results.setdefault(k, []).extend(v)
-            seen.update(m); external.update(e)
-        for k, v in site.result().items(): results.setdefault(k, []).extend(v)
+            seen.update(m); log += lines
+        r, lines = site.result()
+        for k, v in r.items(): results.setdefault(k, []).extend(v)
+        log += lines
     srv.shutdown()
+    (shots / 'requests.txt').write_text('\n'.join(log) + '\n', encoding='utf-8')
+    n_req = sum(' request ' in l for l in log)
+    n_con = sum(' console ' in l for l in log)
     s = Findings(); s.results = results
     if not a.only: check_chapter(s, seen)                 # the whole-site checks need the whole site
     check_pages(s, seen, partial=bool(a.only))
-    print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots in {shots}')
-    if external: print('requests outside the site, blocked:', ', '.join(sorted(external)),
-                       '(MathJax among them: the screenshots show formulas as TeX)' if 'cdn.jsdelivr.net' in external else '')
+    print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots: {shots}; '
+          f'{n_req} requests, {n_con} console messages in requests.txt')
     failed = [k for k, v in results.items() if v]
     for k, v in results.items():
         print(f'{k:10s} {"ok" if not v else f"{len(v)} problem(s)"}')
@@ -240,6 +384,50 @@ def main():
         if len(v) > 60: print(f'    ... and {len(v) - 60} more')
     print('site check (browser):', 'passed' if not failed else 'FAILED (' + ', '.join(failed) + ')')
     return 1 if failed else 0
+
+
+def check_links(s, name, m, chapter):
+    "Links to the published site, source links without a line, format lists; folds."
+    if m['published']:
+        s.fail('links', f"{name}: {len(m['published'])} link(s) to the published site, "
+                        f"e.g. {m['published'][0]} (a local build links locally)")
+    for h in sorted(set(m['deadSource'])):
+        s.fail('links', f'{name}: a source link without its line: {h}')
+    if m['otherFormats']: s.fail('links', f'{name}: an "Other Formats" list')
+    s.ok('links')
+    if name in chapter and m['folds']:
+        s.fail('folds', f"{name}: a chapter page with {m['folds']} fold(s) of exported "
+                        f"source: the code it builds is shown without one")
+    elif name not in chapter and m['openFolds']:
+        s.fail('folds', f"{name}: {m['openFolds']} \"Exported source\" fold(s) open")
+    s.ok('folds')
+
+
+def heading_at(pg, frag):
+    "Where the heading of `#frag` sits once the page settles (or None)."
+    pg.wait_for_timeout(800)
+    return pg.evaluate(TARGET_JS, frag)
+
+
+def check_fresh(s, base, target, say=False):
+    """`target` (`page.html#id`) opened as a new page, as a link from another page or a
+    search result opens it: `#id`'s heading on the first screen, below the navbar."""
+    pg = s.open(base + target)
+    at = heading_at(pg, target.split('#', 1)[1])
+    if at is None: s.fail('navbar', f'{target}: no element with that id')
+    elif not at['navH'] - 1 <= at['top'] < HEIGHT / 2:
+        where = (f"under the {at['navH']:.0f} px navbar" if at['top'] < at['navH']
+                 else 'below the first screen')
+        s.fail('navbar', f"{target} opened as a new page: its heading at "
+                         f"{at['top']:.0f} px, {where}")
+    elif say: print(f"  {target}: heading at {at['top']:.0f} px")
+    s.loaded(target, pg)
+    pg.close()
+    s.ok('navbar')
+
+
+def check_hash_pages(s, base):
+    for target in HASH_PAGES: check_fresh(s, base, target, say=True)
 
 
 def check_api(s, name, m):
@@ -340,7 +528,16 @@ def check_sidebar(s, base, nbs):
     pg = s.open(base + 'index.html')
     links = pg.eval_on_selector_all('#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text',
                                     'as => as.map(a => [a.getAttribute("href"), a.textContent.trim()])')
+    shown = pg.eval_on_selector_all(
+        '#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text',
+        'as => as.filter(a => a.getClientRects().length).length')
+    content, box = pg.eval_on_selector('#quarto-sidebar',
+                                       'e => [e.scrollHeight, e.clientHeight]')
+    s.loaded('index.html (sidebar)', pg)
     pg.close()
+    if content > box + 1:
+        s.fail('sidebar', f'on the home page the sidebar needs a scroll of its own: '
+                          f'{content} px of entries in {box} px ({shown} links shown)')
     norm = lambda h: urlparse(urljoin(base, h)).path.rsplit('/', 1)[-1] or 'index.html'
     hrefs = [norm(h) for h, _ in links if h and urlparse(h).path.endswith(('.html', '/'))]   # Quarto links home as /
     titles = {norm(h): t for h, t in links if h}
@@ -354,7 +551,9 @@ def check_sidebar(s, base, nbs):
         s.fail('sidebar', f'the page after home is {hrefs[1:2]} ({titles.get(hrefs[1]) if len(hrefs) > 1 else None}), not 4.1')
     nums = [n for _, n in chapter]
     if nums != sorted(nums): s.fail('sidebar', f'the chapter pages are out of order: {[f"{a}.{b}" for a, b in nums]}')
-    print(f'  sidebar: {len(hrefs)} pages; chapter: {" ".join(f"{a}.{b}" for a, b in nums)}')
+    order = ' '.join(f'{a}.{b}' for a, b in nums)
+    print(f'  sidebar: {len(hrefs)} pages, {shown} links shown on the home page '
+          f'({content} px in {box} px); chapter: {order}')
     s.ok('sidebar')
 
 
@@ -369,15 +568,20 @@ def check_search(s, base, ids):
             first = pg.locator('.aa-Item a').first
             href = first.get_attribute('href') or ''
             first.click()
-            pg.wait_for_load_state('load'); pg.wait_for_timeout(500)
+            pg.wait_for_load_state('load')
             frag = urlparse(pg.url).fragment
-            box = pg.evaluate(f'(() => {{ const e = document.getElementById({json.dumps(frag)});'
-                              f' return e ? [e.getBoundingClientRect().top, e.getBoundingClientRect().bottom] : null; }})()')
+            at = heading_at(pg, frag)
             page = urlparse(pg.url).path.rsplit('/', 1)[-1]
-            if frag != anchor or box is None or not (box[0] < HEIGHT / 2 and box[1] > 100):   # the entry is on screen
-                s.fail('search', f'"{query}": the first result ({href}) opened {page}#{frag} (entry at {box} px), not the #{anchor} entry')
-            else: print(f'  search "{query}": first result opens {page}#{frag}')
+            if frag != anchor or at is None:
+                s.fail('search', f'"{query}": the first result ({href}) opened '
+                                 f'{page}#{frag}, not the #{anchor} entry')
+            elif not at['navH'] - 1 <= at['top'] < HEIGHT / 2:   # under the navbar
+                s.fail('search', f'"{query}": the first result opened {page}#{frag}, '
+                                 f"its heading at {at['top']:.0f} px")
+            else: print(f'  search "{query}": first result opens {page}#{frag}, '
+                        f'heading at {at["top"]:.0f} px')
         except Exception as e: s.fail('search', f'"{query}": {type(e).__name__}: {str(e).splitlines()[0][:160]}')
+        s.loaded(f'search "{query}"', pg)
         pg.close()
     s.ok('search')
 
@@ -411,6 +615,9 @@ def check_pages(s, seen, partial=False):
             scale = i['w'] / i['nw'] if i['nw'] else 0
             if not i['done'] or not i['nw']: s.fail('bench', f"{n}: {i['src']} did not load")   # nw: drawn width, px
             elif scale < MIN_PLOT_SCALE: s.fail('bench', f"{n}: {i['src'].split('/')[-1]} drawn {i['nw']} px wide, shown at {i['w']:.0f} px ({scale:.0%})")
+            elif i['px'] < MIN_PLOT_DENSITY * i['nw']:
+                s.fail('bench', f"{n}: {i['src'].split('/')[-1]} has {i['px']} px for "
+                                f"{i['nw']} CSS px (want {MIN_PLOT_DENSITY:.0f}x)")
     s.ok('bench')
 
 

@@ -22,6 +22,8 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
               come after them
   bench       the Benchmarks page opens with results: its first code cell with an output shows a table or a plot,
               and no code cell that tests the harness (test_*, assert) comes before its first plot
+  times       the table of times on the home page (so in README.md) is what its cell
+              renders now from nbs/bench_results/times.json (from .ci/measure_times.py)
 Prints what it found; exits 1 when any check fails.
 """
 import configparser, json, re, sys
@@ -357,6 +359,52 @@ def check_bench(nbs):
     return bad
 
 
+TIMES_FILE = 'bench_results/times.json'   # relative to nbs/, as the home page reads it
+
+
+def times_cell(cells):
+    "Index of the home page's code cell that renders the table of times, or None."
+    return next((i for i, c in enumerate(cells)
+                 if c['cell_type'] == 'code' and TIMES_FILE in src(c)), None)
+
+
+def render_times(cells, i):
+    """The markdown the times cell `cells[i]` gives now: its last expression's value,
+    run in nbs/ after the import cell right above it (the docs build runs a cell with
+    imports; the times cell has none)."""
+    import ast, os
+    def code(c):
+        return '\n'.join(l for l in src(c).splitlines() if not DIRECTIVE_RE.match(l))
+    above = ast.Module([], [])
+    if i and cells[i - 1]['cell_type'] == 'code':
+        above = ast.parse(code(cells[i - 1]))
+        if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in above.body):
+            above = ast.Module([], [])
+    tree = ast.parse(code(cells[i]))
+    last = tree.body.pop()
+    ns, cwd = {}, os.getcwd()
+    try:
+        os.chdir(NBS)
+        for part in (above, tree): exec(compile(part, 'times cell', 'exec'), ns)
+        out = eval(compile(ast.Expression(last.value), 'times cell', 'eval'), ns)
+    finally: os.chdir(cwd)
+    return out.data if hasattr(out, 'data') else str(out)
+
+
+def check_times():
+    nb = NBS / 'index.ipynb'
+    cs = cells(nb)
+    i = times_cell(cs)
+    if i is None: return [f'{rel(nb)}: no cell renders the times in {TIMES_FILE}']
+    saved = [o['data']['text/markdown'] for o in cs[i].get('outputs', [])
+             if 'text/markdown' in o.get('data', {})]
+    saved = ''.join(saved[0]) if saved else None
+    if saved != render_times(cs, i):
+        return [f'{rel(nb)} cell {i}: its saved table of times is not what '
+                f'nbs/{TIMES_FILE} gives: `python .ci/measure_times.py --readme-only`']
+    return []
+
+
 def line_of(text, k):
     a, b = text.rfind('\n', 0, k) + 1, text.find('\n', k)
     return text[a: b if b >= 0 else None].strip()[:160]
@@ -385,6 +433,7 @@ def main():
     results['refusals'] = check_refusals(nbs)
     results['order'] = check_order()
     results['bench'] = check_bench(nbs)
+    results['times'] = check_times()
     for name, bad in results.items():
         print(f'{name:8s} {"ok" if not bad else f"{len(bad)} problem(s)"}')
         for b in bad: print('   ', b)

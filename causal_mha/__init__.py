@@ -31,11 +31,13 @@ notebook reaches `causal_mha.*` with no edit here. In the chapter's order:
 
 Not star-imported, used by their module path: `causal_mha.labs` (the interactive HTML labs and their Python twins,
 `from causal_mha.labs import show_lab`), and the tools that sit on top of the library: `causal_mha.bench`
-(benchmarks), `causal_mha.hf_bench` (a swapped model's speed against the original's), `causal_mha.cli` (console
-commands) and the test suites. Argument checks other than `check_finite`
-(`check_int`, `check_heads`, ...) are module-private helpers of `ground`: `from causal_mha.ground import check_heads`.
+(benchmarks; `causal_mha.bench.hf`: a swapped model's speed against the original's),
+`causal_mha.conformance` (`verify_attention`, the conformance kit for any causal attention),
+`causal_mha.cli` (console commands) and the test suites. Argument checks other than
+`check_finite` (`check_int`, `check_heads`, ...) are module-private helpers of `ground`:
+`from causal_mha.ground import check_heads`.
 
-That makes 70 top-level names, each something a user imports: what the chapter builds, the results it returns, and
+That makes 73 top-level names, each something a user imports: what the chapter builds, the results it returns, and
 the library (`Attention`, `attend`, `Rotary`, `KVCache`, `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`). The
 Exercises page (4.9) asserts the surface.
 """
@@ -57,6 +59,7 @@ from .core import *
 from .exercises import *
 from .kv_memory import *
 from .convert import *
+from .hf_layers import *
 from .hf import *
 from .parallel import *
 from .latent import *

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
 from .ground import document, check_int, check_bool, check_positive, shape_of, merge_heads
-from .dispatch import Positions, attend, check_attention_mask, token_positions
+from .ground import check_attention_mask, check_position_ids
+from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
 
@@ -32,7 +33,12 @@ class LatentCache(KVCache):
         latent: `[B, S, kv_lora_rank]` the held latents, oldest first (a view of the buffer), or None when empty.
         k_rope: `[B, S, qk_rope_head_dim]` the held rotated rope keys (a view), or None when empty.
     """
-    kv_lora_rank = None  # the latent's width, set by the module that fills the cache
+    kv_lora_rank = None  # the latent's width: the filling layer's
+
+    def _bind(self, layer):
+        "What the cache keeps of the layer that fills it, the latent's width too."
+        super()._bind(layer)
+        self.kv_lora_rank = layer.kv_lora_rank
 
     @property
     def key(self): return None if self.keys is None else self.keys[:, 0]            # [B, S, r + dr]
@@ -43,9 +49,9 @@ class LatentCache(KVCache):
 
     def __repr__(self):
         if self.keys is None: return "LatentCache(empty)"
-        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.batch_size}, "
-                f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.head_dim - self.kv_lora_rank}, "
-                f"dtype={self.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
+        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, capacity={self.capacity}, batch_size={self.keys.shape[0]}, "
+                f"kv_lora_rank={self.kv_lora_rank}, qk_rope_head_dim={self.keys.shape[3] - self.kv_lora_rank}, "
+                f"dtype={self.keys.dtype}, {self.nbytes:,} bytes{', differentiable=True' if self.differentiable else ''})")
 
 # %% ../nbs/18_latent.ipynb #edf76395
 class LatentAttention(nn.Module):
@@ -53,10 +59,13 @@ class LatentAttention(nn.Module):
     `LatentCache` and padded batches.
 
     Raises:
-        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta` or `eps` is not a
-            positive number, `context_length` is not an int >= 1 or None.
-        TypeError: `bias` is not a bool.
+        ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd, `rope_theta`, `query_scale` or `eps`
+            is not a positive number, `context_length` is not an int >= 1 or None; `rope_scaling` is not a rotary type
+            with its settings (`Rotary`).
+        TypeError: `bias` or `norm_float32` is not a bool.
     """
+    window = None  # no sliding window (what a cache asks of its layer)
+
     def __init__(self,
                  d_model:int, # D, the input and output width
                  n_heads:int, # H, the query heads (every head has its own key and value, rebuilt from the latent)
@@ -68,8 +77,11 @@ class LatentAttention(nn.Module):
                  q_lora_rank:int|None=None, # rank of the queries' low-rank path (down, RMSNorm, up); None: one projection `q_proj`
                  context_length:int|None=None, # most positions one sequence may hold (cached plus new); None: no limit
                  rope_theta:float=10_000.0, # base of the rotary angles
+                 rope_scaling:dict|None=None, # rotary type and settings, as `Rotary` (None: default)
+                 query_scale:float|None=None, # scores are q.k times this (None: 1/sqrt(dn + dr))
                  bias:bool=False, # biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`)
                  eps:float=1e-6, # epsilon of the two RMSNorms
+                 norm_float32:bool=False, # the RMSNorms in float32, even for float64 (as transformers)
                  device=None, # device of the parameters
                  dtype=None, # floating dtype of the parameters
                 ):
@@ -81,20 +93,24 @@ class LatentAttention(nn.Module):
         if q_lora_rank is not None: q_lora_rank = check_int('q_lora_rank', q_lora_rank, 1)
         if context_length is not None: context_length = check_int('context_length', context_length, 1)
         rope_theta, eps = check_positive('rope_theta', rope_theta), check_positive('eps', eps)
+        query_scale = check_positive('query_scale', query_scale, none_ok=True)
         check_bool('bias', bias)
         kw = dict(device=device, dtype=dtype)
         self.d_model, self.n_heads, self.kv_lora_rank, self.q_lora_rank = D, H, r, q_lora_rank
         self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
-        self.context_length, self.rope_theta, self.scale = context_length, rope_theta, 1 / math.sqrt(dn + dr)
-        self._cache_id = uuid.uuid4().int >> 65                                       # a LatentCache holds one layer's
+        self.context_length, self.rope_theta = context_length, rope_theta
+        self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale     # yarn: its mscale² too
+        self.uid = uuid.uuid4().int >> 65                                             # a LatentCache holds one layer's
         if q_lora_rank is None: self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
             self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)                 # down
-            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, **kw)
+            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, float32=norm_float32, **kw)
             self.q_b_proj = nn.Linear(q_lora_rank, H * (dn + dr), bias=False, **kw)     # up
         self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)                 # the latent and the rope key
-        self.kv_a_layernorm = RMSNorm(r, eps, **kw)
-        self.rotary = Rotary(dr, rope_theta)                            # the rope parts' angles
+        self.kv_a_layernorm = RMSNorm(r, eps, float32=norm_float32, **kw)
+        if isinstance(rope_scaling, dict) and context_length is not None:  # the trained length, where read
+            rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
+        self.rotary = Rotary(dr, rope_theta, rope_scaling)               # the rope parts' angles
         self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)                  # latent -> keys, values
         self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
 
@@ -109,25 +125,23 @@ class LatentAttention(nn.Module):
                 cache:LatentCache|None=None, # the earlier positions; gets this call's when the call completes
                 *,
                 attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real token (as `Attention`); a pad's output is 0
+                position_ids:Tensor|None=None, # [B, T] packed rows: each token's position in its document (as `Attention`)
                 absorb:bool=False, # attend over the latents themselves: W_UK merged into the query, W_UV applied after attention (the same result)
                ) -> Tensor: # [B, T, d_model]
         "Causal multi-head latent attention of `x`, after the positions `cache` holds."
-        valid = self._check_input(x, cache, attention_mask, absorb)          # [B, T] bool, or None
-        pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
+        valid, pos = self._check_input(x, cache, attention_mask, position_ids, absorb)  # [B, T] or None each
+        doc = None if pos is None else documents(pos)                        # packed rows: each token's document
+        if pos is None: pos = token_positions(x.shape[1], 0 if cache is None else cache.next_position, valid, x.device)
         q_nope, q_rope, latent, k_rope = self.project(x, valid)              # [B, H, T, dn | dr], [B, 1, T, r | dr]
         q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)                 # rotated by position, angles once
         key, k_pos = torch.cat((latent, k_rope), -1), None if pos.ndim == 1 else pos  # [B, 1, T, r + dr]
-        if cache is not None:                                                # + the held positions, staged
-            key, _, k_pos = cache.update(key, key[..., :0], k_pos, max_length=self.context_length, commit=False,
-                                         owner=self._cache_id)
-            cache.kv_lora_rank = self.kv_lora_rank
         attend = self.attend_absorbed if absorb else self.attend
-        out = attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos))  # [B, T, D]
-        if cache is not None: out = cache.guard(out); cache.commit()         # only a completed call is kept
+        def finish(key, _, k_pos): return attend(q_nope, q_rope, key, None if k_pos is None else Positions(pos, k_pos, doc))
+        out = finish(key, None, k_pos) if cache is None else cache.attend(self, key, key[..., :0], k_pos, finish)
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
-    def _check_input(self, x, cache, attention_mask, absorb):
-        "Refuse bad input to `forward`, naming the argument, its value and what was expected."
+    def _check_input(self, x, cache, attention_mask, position_ids, absorb):
+        "Refuse bad input to `forward`, naming the argument, its value and what was expected; the mask and positions."
         check_bool('absorb', absorb)
         w = self.kv_b_proj.weight
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model or x.shape[1] == 0 or x.dtype != w.dtype:
@@ -140,7 +154,11 @@ class LatentAttention(nn.Module):
         if self.context_length is not None and P + T > self.context_length:
             raise ValueError(f"{T} new positions after {P} cached exceed context_length={self.context_length}; raise "
                              f"context_length, or call cache.reset() to start a new sequence")
-        return None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
+        valid = None if attention_mask is None else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
+        if position_ids is None: return valid, None
+        if cache is not None: raise ValueError("position_ids (packed documents) came with a cache: a cache continues one "
+                                               "sequence per row; pass one or the other")
+        return valid, check_position_ids(position_ids, x, valid)
 
     def project(self,
                 x:Tensor, # [B, T, d_model] the inputs

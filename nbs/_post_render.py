@@ -1,17 +1,33 @@
-"""Quarto post-render step (nbs/_quarto.yml `post-render`): search entries for the API, no unused CDN scripts.
+"""Quarto post-render step (nbs/_quarto.yml `post-render`): local links, folds, search.
 
-1. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc` (a `###` heading that
-`causal_mha.ground.SiteDoc` marks with `<span class="doc-entry">`) is found only as part of whatever section holds
-it, after the page's intro. This adds, for each entry, an item whose section is the symbol's name and whose link opens the entry:
-searching `KVCache` or `swap_attention` lists that entry first. The link carries `?api=NAME` so the search box
-shows it as a result of its own rather than folded under the page's first match.
+1. Local links. nbdev writes a link to an API entry with the published site's address
+(`https://causal-mha.github.io/causal_mha/core.html#attention`, from settings.ini's
+doc_host and doc_baseurl). Every page of the site sits in one folder, so each such link
+becomes relative (`core.html#attention`): a local build links to its own pages and works
+offline, and the published site links to itself as before.
 
-2. Quarto adds require.js and jQuery from a CDN to every page made from a notebook with an HTML output, for Jupyter
-widgets. No page here has one (the labs are self-contained iframes), so the two scripts and the line that ties them
-together are removed: a page then loads nothing from outside but MathJax, and works offline but for the math.
+2. Folds. nbdev puts the source of an `#| exports` cell in an open "Exported source"
+fold. On the chapter's pages (notebooks `01_` to `09_`, with their letter pages such as
+`08c_`) that code is what the page teaches: it is shown as a plain code cell, without a
+fold. On every other page the reader comes for the API entry above it, and the fold
+starts closed: the page opens on its prose and signatures, the source one click away.
 
-Quarto runs it from the project folder (`_proc/`) with QUARTO_PROJECT_OUTPUT_DIR set; `python3 _post_render.py DIR`
-also works on a built site. Standard library only.
+3. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc`
+(a `###` heading that `causal_mha.ground.SiteDoc` marks with `<span class="doc-entry">`)
+is found only as part of whatever section holds it, after the page's intro. This adds,
+for each entry, an item whose section is the symbol's name and whose link opens the
+entry: searching `KVCache` or `swap_attention` lists that entry first. The link carries
+`?api=NAME` so the search box shows it as a result of its own rather than folded under
+the page's first match.
+
+4. Quarto adds require.js and jQuery from a CDN to every page made from a notebook with
+an HTML output, for Jupyter widgets. No page here has one (the labs are self-contained
+iframes), so the two scripts and the line that ties them together are removed: a page
+then loads nothing from outside the site.
+
+Quarto runs it from the project folder (`_proc/`, with the notebooks and nbdev.yml) with
+QUARTO_PROJECT_OUTPUT_DIR set; `python3 nbs/_post_render.py _docs nbs` also works on a
+built site. Standard library only.
 """
 import html, json, os, re, sys
 from html.parser import HTMLParser
@@ -63,15 +79,58 @@ def drop_widget_scripts(text):
     return _WIDGET_SCRIPTS.sub('', text)
 
 
-def main(out_dir):
-    out, docs, added, stripped = Path(out_dir), None, 0, 0
+CHAPTER_RE = re.compile(r'^0[1-9][a-z]?_')   # the chapter's notebooks, as site_check's
+
+
+def page_of(nb):
+    "nbdev's page for a notebook: `08_core.ipynb` -> `core.html` (as site_check's)."
+    return re.sub(r'^\d+[a-zA-Z0-9]*_', '', nb.lower()).rsplit('.', 1)[0] + '.html'
+
+
+def site_url(proj):
+    "The published address: nbdev.yml's `site-url` (from settings.ini), no final slash."
+    yml = (proj / 'nbdev.yml').read_text(encoding='utf-8')
+    m = re.search(r'^\s*site-url:\s*["\']?([^"\'\s]+)', yml, re.M)
+    return m[1].rstrip('/') if m else None
+
+
+def local_links(text, site):
+    "A page whose links to the published site (`SITE/core.html#x`) are relative."
+    if not site: return text
+    def rel(m):
+        rest = m[2].lstrip('/')                             # 'core.html#x', '' or '#x'
+        page = rest if rest and not rest.startswith('#') else 'index.html' + rest
+        return m[1] + page + '"'
+    return re.sub(rf'(<a\b[^>]*?\bhref="){re.escape(site)}((?:[/#][^"]*)?)"', rel, text)
+
+
+_FOLD = re.compile(r'<details open="" class="code-fold">\s*'
+                   r'<summary>Exported source</summary>\s*(.*?)</details>', re.S)
+
+
+def folds(text, chapter):
+    "A chapter page's exported source without its fold; another page's fold closed."
+    if chapter: return _FOLD.sub(lambda m: m[1].rstrip() + '\n', text)
+    def closed(m): return m[0].replace('<details open="" class=', '<details class=', 1)
+    return _FOLD.sub(closed, text)
+
+
+def main(out_dir, proj='.'):
+    out, proj, docs, added, stripped = Path(out_dir), Path(proj), None, 0, 0
+    site = site_url(proj) if (proj / 'nbdev.yml').exists() else None
+    chapter = {page_of(nb.name) for nb in proj.glob('*.ipynb')
+               if CHAPTER_RE.match(nb.name)}
+    relinked = folded = 0
     index = out / 'search.json'
     if index.exists():
         docs = [d for d in json.loads(index.read_text(encoding='utf-8')) if '?api=' not in d.get('href', '')]
     by_page = {d['href']: d for d in docs or [] if '#' not in d['href']}
     for page in sorted(out.glob('*.html')):
         text = page.read_text(encoding='utf-8')
-        if (lean := drop_widget_scripts(text)) != text: page.write_text(lean, encoding='utf-8'); stripped += 1
+        new = drop_widget_scripts(text); stripped += new != text
+        new, was = local_links(new, site), new; relinked += new != was
+        new, was = folds(new, page.name in chapter), new; folded += new != was
+        if new != text: page.write_text(new, encoding='utf-8')
         if docs is None: continue
         for anchor, name, body in page_entries(text):
             if not anchor or not name: continue
@@ -81,9 +140,13 @@ def main(out_dir):
                          'text': html.escape(body[:2000], quote=False), 'crumbs': base.get('crumbs')})
             added += 1
     if docs is not None: index.write_text(json.dumps(docs, indent=2), encoding='utf-8')
-    print(f'_post_render: {added} API entries added to search.json; CDN scripts for widgets removed from {stripped} pages')
+    print(f'_post_render: links made local on {relinked} pages, folds set on {folded} '
+          f'({len(chapter)} chapter pages without), {added} API entries added to '
+          f'search.json, CDN scripts for widgets removed from {stripped} pages')
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.environ.get('QUARTO_PROJECT_OUTPUT_DIR', '_docs')))
+    default = os.environ.get('QUARTO_PROJECT_OUTPUT_DIR', '_docs')
+    out = sys.argv[1] if len(sys.argv) > 1 else default
+    sys.exit(main(out, sys.argv[2] if len(sys.argv) > 2 else '.'))

@@ -13,7 +13,7 @@ from .load import (usable_cores, load_average, machine_info, cpu_sample, CpuMoni
 from .forward import bench_speed, bench_memory
 from .decoding import bench_decode, bench_variants, bench_no_grad
 from .long import bench_long
-from ..hf_bench import bench_hf, hf_speed
+from .hf import bench_hf, hf_speed
 from .targets import Target, TARGETS, judge
 from .report import SCHEMA, save_results, load_results, format_report
 from .plots import plot_results, require_matplotlib

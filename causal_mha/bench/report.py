@@ -69,133 +69,180 @@ def load_results(path, # a JSON file written by `causal-mha-bench --json`
 # %% ../../nbs/11j_bench_report.ipynb #099cffcc
 def _ms(v): return f"{v:.3g}" if v < 100 else f"{v:.0f}"
 def _mib(b): return f"{b / 2**20:.1f}"
-def _spread(r): return f"{_ms(r['median'])} [{_ms(r['q1'])}–{_ms(r['q3'])}] min {_ms(r['min'])}"
 def _table(head, rows):
     "A markdown table: the header `head`, then one row of cells per item of `rows`."
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
+    return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            + ["| " + " | ".join(r) + " |" for r in rows])
 
 def _floor_cell(r, ok):
-    "`×floor` of one timing, or a dash when the run was unreliable or the figure is impossible (below 1)."
-    if not ok: return "—"
-    return f"{r['to_floor']:.2f}" if r['to_floor'] >= 1 else "— (below 1)"
+    "`×floor` of one timing; a dash for an unreliable run or an impossible figure (<1)."
+    return f"{r['to_floor']:.2f}" if ok and r['to_floor'] >= 1 else "—"
 
 def _speed_md(sp, ok):
-    L = [f"**Speed**: x [{sp['B']}, {sp['T']}, {sp['D']}], H={sp['H']}, {sp['dtype']}, dropout 0, {sp['warmup']} warm-up "
-         f"+ {next(iter(sp['fwd'].values()))['n']} timed runs each, round-robin; ms as median [IQR] and minimum. Forward "
-         f"FLOPs {sp['flops_fwd']/1e9:.1f} G ({sp['flops_fwd_causal']/1e9:.1f} G for the causal kernel); GEMM rate "
-         f"measured in the same round-robin {sp['gemm_flops_per_s']/1e9:.0f} GFLOP/s.", ""]
-    L += _table(["implementation", "fwd ms", "×fastest", "×floor", "fwd+bwd ms", "×fastest", "×floor",
-                 "max \\|Δ\\| vs ours fast"],
-                [[n, _spread(f), f"{f['to_fastest']:.2f}", _floor_cell(f, ok), _spread(b), f"{b['to_fastest']:.2f}",
-                  _floor_cell(b, ok), f"{sp['max_abs_diff'][n]:.1e}"]
-                 for n in sp['fwd'] for f, b in [(sp['fwd'][n], sp['fwd+bwd'][n])]])
+    n, G = next(iter(sp['fwd'].values()))['n'], 1e9
+    L = [f"**Speed**: x [{sp['B']}, {sp['T']}, {sp['D']}], H={sp['H']}, "
+         f"{sp['dtype']}, dropout 0, {sp['warmup']} warm-up + {n} timed runs each, "
+         f"round-robin. A time is the median of its runs, in ms (the plot shows "
+         f"their quartiles); ×fastest divides it by the fastest median, ×floor by the "
+         f"floor: the forward's {sp['flops_fwd'] / G:.1f} GFLOPs "
+         f"({sp['flops_fwd_causal'] / G:.1f} for the causal kernel) at the GEMM rate "
+         f"measured in the same round-robin, {sp['gemm_flops_per_s'] / G:.0f} GFLOP/s; "
+         f"max |Δ|: the largest difference from ours fast's output.", ""]
+    head = ["implementation", "fwd ms", "×fastest", "×floor", "fwd+bwd ms", "×fastest",
+            "×floor", "max \\|Δ\\|"]
+    def row(n):
+        f, b = sp['fwd'][n], sp['fwd+bwd'][n]
+        return [n, _ms(f['median']), f"{f['to_fastest']:.2f}", _floor_cell(f, ok),
+                _ms(b['median']), f"{b['to_fastest']:.2f}", _floor_cell(b, ok),
+                f"{sp['max_abs_diff'][n]:.1e}"]
+    L += _table(head, [row(n) for n in sp['fwd']])
     if not ok: L += ["", "×floor left out: the run was unreliable (see Load)."]
     elif any(sp[k][n]['to_floor'] < 1 for k in ('fwd', 'fwd+bwd') for n in sp[k]):
-        L += ["", "A ×floor below 1 is impossible (faster than the matrix products alone): the GEMM reference was "
-              "disturbed during the run, so those cells are left out."]
+        L += ["", "A ×floor below 1 is impossible (faster than the matrix products "
+              "alone): the GEMM reference was disturbed during the run, so those cells "
+              "show a dash."]
     return L
 
 def _memory_md(mm, ok):
     Ts = sorted({r['T'] for r in mm['rows']})
-    L = [f"**Peak memory of one forward** (B=1, D={mm['D']}, H={mm['H']}, {mm['dtype']}, no_grad), MiB:", ""]
+    L = [f"**Peak memory of one forward** (B=1, D={mm['D']}, H={mm['H']}, "
+         f"{mm['dtype']}, no_grad), MiB:", ""]
     L += _table(["T"] + [str(T) for T in Ts],
-                [[p] + [f"{r['peak']/2**20:.0f}" if r['peak'] is not None else '—' for r in mm['rows'] if r['path'] == p]
+                [[p] + [f"{r['peak']/2**20:.0f}" if r['peak'] is not None else '—'
+                        for r in mm['rows'] if r['path'] == p]
                  for p in ('explicit', 'fast')])
     notes = sorted({r['note'] for r in mm['rows'] if r['note']})
     return L + (["", *("— " + n for n in notes)] if notes else [])
 
 def _decode_md(dc, ok):
-    L = [f"**Cached decoding against recomputing** (B=1, D={dc['D']}, H={dc['H']}, {dc['dtype']}): ms per token; cached: "
-         f"median and minimum of {dc['runs']} groups of {dc['steps']} steps, each group timed as one block; recompute: "
-         f"median and minimum of {dc['runs']} recomputations of the prefix.", ""]
-    L += _table(["context", "cached ms/token", "recompute ms/token", "speed-up (medians)", "speed-up (minima)",
-                 "cached tokens/s", "max \\|Δ\\|"],
-                [[str(r['context']), f"{r['cached']['median']:.3f} min {r['cached']['min']:.3f}",
-                  f"{_ms(r['recompute']['median'])} min {_ms(r['recompute']['min'])}", f"{r['ratio']:.0f}×",
-                  f"{r['ratio_min']:.0f}×", f"{r['cached_tok_per_s']:.0f}", f"{r['max_abs_diff']:.1e}"] for r in dc['rows']])
+    L = [f"**Cached decoding against recomputing** (B=1, D={dc['D']}, H={dc['H']}, "
+         f"{dc['dtype']}): ms per token, medians: cached, of {dc['runs']} groups of "
+         f"{dc['steps']} steps, each group timed as one block; recompute, of "
+         f"{dc['runs']} recomputations of the prefix. The speed-up is recompute / "
+         f"cached of these medians.", ""]
+    head = ["context", "cached ms/token", "recompute ms/token", "speed-up",
+            "cached tokens/s", "max \\|Δ\\|"]
+    L += _table(head, [[str(r['context']), f"{r['cached']['median']:.3f}",
+                        _ms(r['recompute']['median']), f"{r['ratio']:.0f}×",
+                        f"{r['cached_tok_per_s']:.0f}", f"{r['max_abs_diff']:.1e}"]
+                       for r in dc['rows']])
     f = dc['cached_fit']
     if f['slope_ms_per_pos'] is not None:
-        if not ok: L += ["", "Fit of the cached cost to the context left out: the run was unreliable (see Load)."]
+        if not ok: L += ["", "Fit of the cached cost to the context left out: the run "
+                         "was unreliable (see Load)."]
         elif f['slope_ms_per_pos'] < 0:
-            L += ["", "The fitted per-position cost came out negative, which is impossible: the groups were disturbed, "
-                  "so the fit is left out."]
-        else: L += ["", f"Cached cost fitted to the minima: {f['intercept_ms']:.3f} ms + {f['slope_ms_per_pos']*1e3:.3f} µs "
-                    f"per cached position (largest residual {f['max_rel_residual']:.0%})."]
+            L += ["", "The fitted per-position cost came out negative, which is "
+                  "impossible: the groups were disturbed, so the fit is left out."]
+        else: L += ["", f"Cached cost fitted to the fastest group at each context (the "
+                    f"least disturbed): {f['intercept_ms']:.3f} ms + "
+                    f"{f['slope_ms_per_pos'] * 1e3:.3f} µs per cached position "
+                    f"(largest residual {f['max_rel_residual']:.0%})."]
     bare = dc.get('bare')
     if bare and bare['rows']:
-        how = (f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed on its own, alternating between the "
-               f"two" if bare.get('timed') == 'steps' else f"{bare['rounds']} groups of {bare['steps']} steps each, "
-               f"interleaved")
-        L += ["", "Decoded token against the bare loop of its operations (ms per token, median and minimum of "
-              f"{how}):", ""]
-        L += _table(["context", "ours", "bare loop", "ours / bare (medians)", "(minima)", "max \\|Δ\\|"],
-                    [[str(q['context']), f"{q['ours']['median']:.3f} min {q['ours']['min']:.3f}",
-                      f"{q['bare']['median']:.3f} min {q['bare']['min']:.3f}", f"{q['ratio']:.2f}", f"{q['ratio_min']:.2f}",
-                      f"{q['max_abs_diff']:.1e}"] for q in bare['rows']])
+        stepwise = bare.get('timed') == 'steps'
+        how = (f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed "
+               f"on its own, alternating between the two" if stepwise else
+               f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved")
+        L += ["", f"Decoded token against the bare loop of its operations: ms per "
+              f"token, medians of {how}; ours / bare of these medians:", ""]
+        head = ["context", "ours ms/token", "bare loop ms/token", "ours / bare",
+                "max \\|Δ\\|"]
+        L += _table(head, [[str(q['context']), f"{q['ours']['median']:.3f}",
+                            f"{q['bare']['median']:.3f}", f"{q['ratio']:.2f}",
+                            f"{q['max_abs_diff']:.1e}"] for q in bare['rows']])
     return L
 
 def _variants_md(vr, ok):
     names = [v for v in vr['variants'] if any(r['variant'] == v for r in vr['rows'])]
     t = {(r['variant'], r['context']): r for r in vr['rows']}
-    pairs = [(a, b) for a, b in (('GQA', 'MHA'), ('MLA', 'MHA')) if a in names and b in names]  # a column each
-    ratios = {f"{a} / {b}": {q['context']: q for q in vr['ratios'].get(f"{a.lower()}_to_{b.lower()}", [])}
-              for a, b in pairs}  # by context; a file from before MLA has neither MLA rows nor mla_to_mha
+    pairs = [(a, b) for a, b in (('GQA', 'MHA'), ('MLA', 'MHA'))
+             if a in names and b in names]
+    # a column each, by context (a file from before MLA has no MLA rows, no mla_to_mha)
+    ratios = {f"{a} / {b}": {q['context']: q for q in
+                             vr['ratios'].get(f"{a.lower()}_to_{b.lower()}", [])}
+              for a, b in pairs}
     absorbed = ", ".join(v for v in names if vr['variants'][v].get('absorb'))
     desc = ", ".join(f"{v} ({variant_desc(vr['variants'][v])})" for v in names)
-    L = [f"**Decode per token: {desc}** (B={vr['B']}, "
-         f"D={vr['D']}, H={vr['H']}, {vr['dtype']}): ms per token, median and minimum of {vr['runs']} groups of "
-         f"{vr['steps']} steps, round-robin over the variants"
-         + (f"; {absorbed} in the absorbed form (`absorb=True`), the form for decoding." if absorbed else "."), ""]
+    form = (f"; {absorbed} in the absorbed form (`absorb=True`), the form for decoding."
+            if absorbed else ".")
+    L = [f"**Decode per token: {desc}** (B={vr['B']}, D={vr['D']}, H={vr['H']}, "
+         f"{vr['dtype']}): ms per token, medians of {vr['runs']} groups of "
+         f"{vr['steps']} steps, round-robin over the variants; the ratios divide these "
+         f"medians" + form, ""]
     L += _table(["context"] + names + list(ratios),
-                [[str(P)] + [f"{t[v, P]['per_token']['median']:.3f} min {t[v, P]['per_token']['min']:.3f}" for v in names]
-                 + [f"{q[P]['median']:.2f} (minima {q[P]['min']:.2f})" if P in q else "—" for q in ratios.values()]
+                [[str(P)] + [f"{t[v, P]['per_token']['median']:.3f}" for v in names]
+                 + [f"{q[P]['median']:.2f}" if P in q else "—"
+                    for q in ratios.values()]
                  for P in vr['contexts']])
     if s := vr['ratios'].get('swa_long_to_short'):
-        L += ["", f"SWA per-token time at {s['long']} / at {s['short']}: {s['median']:.2f} (minima {s['min']:.2f})."]
-    L += ["", f"Cache of one layer after prefilling, MiB (measured `cache.nbytes` / expected by {vr['expected_by']}):", ""]
+        L += ["", f"SWA per-token time at {s['long']} / at {s['short']}, of the "
+              f"medians: {s['median']:.2f}."]
+    L += ["", f"Cache of one layer after prefilling, MiB (measured `cache.nbytes` / "
+          f"expected by {vr['expected_by']}):", ""]
+    def cache(v, P):
+        r = t[v, P]
+        ok_bytes = r['nbytes'] == r['expected_nbytes']
+        mark = "" if ok_bytes else " ✗"
+        return f"{_mib(r['nbytes'])} / {_mib(r['expected_nbytes'])}{mark}"
     L += _table(["context"] + names,
-                [[str(P)] + [f"{_mib(t[v, P]['nbytes'])} / {_mib(t[v, P]['expected_nbytes'])}"
-                             + ("" if t[v, P]['nbytes'] == t[v, P]['expected_nbytes'] else " ✗") for v in names]
-                 for P in vr['contexts']])
-    return L + (["", *(f"— {v} not measured: {why}" for v, why in vr['unavailable'].items())] if vr['unavailable'] else [])
+                [[str(P)] + [cache(v, P) for v in names] for P in vr['contexts']])
+    missing = [f"— {v} not measured: {why}" for v, why in vr['unavailable'].items()]
+    return L + (["", *missing] if missing else [])
 
 def _nograd_md(ng, ok):
-    L = [f"**{ng['steps']} decode steps in eval mode, with and without `torch.no_grad()`** (D={ng['D']}, H={ng['H']}, "
-         f"{ng['dtype']}, from an empty cache, " + ("the two decodes side by side, each step timed on its own"
-         if ng.get('timed') == 'steps' else "each decode timed as one block") + f", {ng['runs']} rounds):", ""]
-    L += _table(["mode", "ms/token", "buffer allocations", "positions copied", "cache MiB"],
-                [[lab, f"{p['median']:.3f} [{p['q1']:.3f}–{p['q3']:.3f}] min {p['min']:.3f}", str(c['n_allocs']),
-                  str(c['n_copied']), _mib(c['nbytes'])]
-                 for k, lab in (('no_grad', 'under no_grad'), ('grad', 'without no_grad'))
+    how = ("the two decodes side by side, each step timed on its own"
+           if ng.get('timed') == 'steps' else "each decode timed as one block")
+    L = [f"**{ng['steps']} decode steps in eval mode, with and without "
+         f"`torch.no_grad()`** (D={ng['D']}, H={ng['H']}, {ng['dtype']}, from an empty "
+         f"cache, {how}): ms per token, the median of {ng['runs']} rounds:", ""]
+    modes = (('no_grad', 'under no_grad'), ('grad', 'without no_grad'))
+    L += _table(["mode", "ms/token", "buffer allocations", "positions copied",
+                 "cache MiB"],
+                [[lab, f"{p['median']:.3f}", str(c['n_allocs']), str(c['n_copied']),
+                  _mib(c['nbytes'])]
+                 for k, lab in modes
                  for p, c in [(ng['per_token'][k], ng['cache'][k])]])
-    return L + ["", f"Without / with no_grad: {ng['ratio']:.2f} (minima {ng['ratio_min']:.2f}); outputs differ by at "
-                f"most {ng['max_abs_diff']:.1e}."]
+    return L + ["", f"Without / with no_grad, of the medians: {ng['ratio']:.2f}; "
+                f"outputs differ by at most {ng['max_abs_diff']:.1e}."]
 
 def _long_md(lg, ok):
-    L = [f"**Long sequences** (D={lg['D']}, H={lg['H']}, {lg['dtype']}, no_grad; each call in a fresh process: best of "
-         f"{lg['runs']} calls, peak memory above the process's before the call):", ""]
+    L = [f"**Long sequences** (D={lg['D']}, H={lg['H']}, {lg['dtype']}, no_grad; each "
+         f"call in a fresh process: best of {lg['runs']} calls, peak memory above the "
+         f"process's before the call):", ""]
     L += _table(["call", "seconds", "peak MiB"],
-                [[n, f"{q['seconds']:.2f}", '—' if q['peak'] is None else f"{q['peak'] / 2**20:.0f}"]
+                [[n, f"{q['seconds']:.2f}",
+                  '—' if q['peak'] is None else f"{q['peak'] / 2**20:.0f}"]
                  for n, q in lg['calls'].items()])
-    return L + (["", f"— HF Mistral not measured: {lg['unavailable']}"] if lg['unavailable'] else [])
+    why = lg['unavailable']
+    return L + (["", f"— HF Mistral not measured: {why}"] if why else [])
 
 def _hf_md(hf, ok):
-    if hf.get('unavailable'): return [f"**Hugging Face models, swapped against the originals**: not measured: {hf['unavailable']}"]
+    title = "**Hugging Face models, swapped against the originals**"
+    if hf.get('unavailable'): return [f"{title}: not measured: {hf['unavailable']}"]
     st = hf['settings']
-    L = [f"**Hugging Face models, swapped against the originals** ({st.get('n_layers', 4)} layers, D={st.get('d_model', 512)}, "
-         f"{st.get('n_heads', 8)} query / {st.get('n_kv_heads', 2)} kv heads, {st['dtype'].replace('torch.', '')}, "
-         f"{st['threads']} threads; seconds: medians of {st['repeats']} interleaved turns"
-         + (f", {st['long_repeats']} for the windowed prefill" if hf['windowed'] else "") + "; ratio: median of the "
-         f"turns' swapped / original, below 1 the swapped model is faster):", ""]
+    long = f", {st['long_repeats']} for the windowed prefill" if hf['windowed'] else ""
+    L = [f"{title} ({st.get('n_layers', 4)} layers, D={st.get('d_model', 512)}, "
+         f"{st.get('n_heads', 8)} query / {st.get('n_kv_heads', 2)} kv heads, "
+         f"{st['dtype'].replace('torch.', '')}, {st['threads']} threads; "
+         f"{st['repeats']} turns of the original then the swapped model{long}). "
+         f"Seconds: each side's median. Two ratios, swapped / original, below 1 "
+         f"where the swapped model is faster: of the two medians, and per turn, the "
+         f"median of the turns' own ratios with their quartiles (each turn's two runs "
+         f"share the machine's load; the targets judge this one). On a quiet machine "
+         f"they agree.", ""]
     rows = []
-    for part, what in (('prefill', f"prefill {st['prefill']}"), ('generate', f"{st['new_tokens']} tokens after {st['prompt']}"),
+    for part, what in (('prefill', f"prefill {st['prefill']}"),
+                       ('generate', f"{st['new_tokens']} tokens after {st['prompt']}"),
                        ('windowed', f"prefill {st['long']}")):
         for fam, r in hf[part].items():
+            o, s, (q1, q3) = r['original_s'], r['swapped_s'], r['ratio_iqr']
             agree = (f"logits {r['logits_diff']:.1e}" if 'logits_diff' in r else
                      f"same tokens: {'yes' if r['same_tokens'] else 'NO'}")
-            rows.append([what, fam, f"{r['original_s']:.3f}", f"{r['swapped_s']:.3f}",
-                         f"{r['ratio']:.2f} ({r['ratio_iqr'][0]:.2f}–{r['ratio_iqr'][1]:.2f})", agree])
-    return L + _table(["part", "model", "original s", "swapped s", "swapped / original (quartiles)", "the two agree"], rows)
+            rows.append([what, fam, f"{o:.3f}", f"{s:.3f}", f"{s / o:.2f}",
+                         f"{r['ratio']:.2f} ({q1:.2f}–{q3:.2f})", agree])
+    head = ["part", "model", "original s", "swapped s", "ratio of the medians",
+            "per turn (quartiles)", "agree"]
+    return L + _table(head, rows)
 
 def _targets_md(targets):
     def met(t): return t['why'] if t['met'] is None else 'yes' if t['met'] else 'NO'

@@ -168,7 +168,10 @@ def _long(lg, ok):
 def _hf(hf, ok):
     if hf.get('unavailable'): return {}
     st, m = hf['settings'], {}
-    def ratio(r): return r['ratio'], f"{r['ratio']:.2f}x (quartiles {r['ratio_iqr'][0]:.2f}–{r['ratio_iqr'][1]:.2f})"
+    def ratio(r):
+        q1, q3 = r['ratio_iqr']
+        return r['ratio'], (f"{r['ratio']:.2f}x, the median of the turns' ratios "
+                            f"(quartiles {q1:.2f}–{q3:.2f})")
     for fam, r in hf['prefill'].items(): m[f"prefill_ratio@{fam}, T={st['prefill']}"] = ratio(r)
     for fam, r in hf['generate'].items():
         m[f"generate_ratio@{fam}, {st['new_tokens']} tokens after {st['prompt']}"] = ratio(r)
