@@ -7,3 +7,9 @@ __all__ = []
 from .results import main
 
 main()
+
+# %% ../../nbs/16b_hf_matrix.ipynb #cd45436f
+#| eval: false
+from .results import main
+
+main()
