@@ -8,9 +8,8 @@ import operator
 import torch
 from torch import nn, Tensor
 from .masks import future_mask
-from causal_mha.ground import (
-    check_finite, check_int, check_bool, check_dropout, check_heads, split_heads,
-    merge_heads)
+from .ground import check_finite, check_int, check_bool, check_dropout
+from .ground import check_heads, split_heads, merge_heads
 
 # %% auto #0
 __all__ = ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention', 'wrapper_to_mha', 'layouts', 'track_element',
