@@ -88,8 +88,8 @@ def dropout_row(weights, # a row of attention weights (see `check_weights`)
                ) -> list: # list of floats m_j * a_j / (1 - p)
     """The row after dropout with one given keep-mask: kept weights scaled by 1/(1-p),
     dropped ones 0. Evaluation (`training=False`) ignores `p` and the mask."""
-    w, pe = check_weights(weights), effective_p(p, training)
-    m = check_keep_mask(keep_mask, len(w))
+    w = check_weights(weights); m = check_keep_mask(keep_mask, len(w))
+    pe = effective_p(p, training)
     if not training: return w
     return [mj * a / (1 - pe) for mj, a in zip(m, w)]
 
