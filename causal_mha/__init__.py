@@ -29,11 +29,12 @@ is what `causal_mha` offers, and a function exported from a notebook reaches
   MQA and sliding windows;
 - `convert` (drop-in): weight converters `from_*`/`to_*` for upstream,
   `nn.MultiheadAttention`, nanoGPT, HF GPT-2 and Llama/Mistral/Qwen2 attention;
+- `hf_layers` (drop-in): `HFAttention` / `HFLatentAttention`, the adapters a swapped
+  model runs in its layers (keys and values, or latents, in the model's own cache),
+  `register_attention` and `ATTN_IMPLEMENTATION`, the implementation they register;
 - `hf` (drop-in): `swap_attention`, which swaps `Attention` into every layer of a HF
   GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 3 or gpt-oss model and `LatentAttention`
-  into DeepSeek-V3's, `restore_attention`, which swaps the originals back, and
-  `HFAttention` / `HFLatentAttention`, the adapters it puts there (keys and values, or
-  latents, in the model's own cache);
+  into DeepSeek-V3's, and `restore_attention`, which swaps the originals back;
 - `parallel` (drop-in): `shard_heads`, tensor parallelism over heads, and `qkv_rows`,
   the row order it shards;
 - `latent` (beyond the chapter): `LatentAttention`, multi-head latent attention
@@ -43,12 +44,13 @@ Not star-imported, used by their module path: `causal_mha.labs` (the interactive
 labs and their Python twins, `from causal_mha.labs import show_lab`), and the tools that
 sit on top of the library: `causal_mha.bench` (benchmarks; `causal_mha.bench.hf`: a
 swapped model's speed against the original's), `causal_mha.conformance`
-(`verify_attention`, the conformance kit for any causal attention), `causal_mha.cli`
-(console commands) and the test suites. Argument checks other than `check_finite`
-(`check_int`, `check_heads`, ...) are module-private helpers of `ground`:
+(`verify_attention`, the conformance kit for any causal attention),
+`causal_mha.hf_matrix` (swapped models against the originals, cell by cell),
+`causal_mha.cli` (console commands) and the test suites. Argument checks other than
+`check_finite` (`check_int`, `check_heads`, ...) are module-private helpers of `ground`:
 `from causal_mha.ground import check_heads`.
 
-That makes 73 top-level names, each something a user imports: what the chapter builds,
+That makes 74 top-level names, each something a user imports: what the chapter builds,
 the results it returns, and the library (`Attention`, `attend`, `Rotary`, `KVCache`,
 `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`).
 The Exercises page (4.9) asserts the surface.
