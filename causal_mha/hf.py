@@ -10,8 +10,8 @@ from .latent import LatentAttention
 from .rope import Rotary
 from .ground import document
 from .convert import from_gpt2, from_llama
-from .hf_layers import (ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention,
-                                  register_attention)
+from .hf_layers import (
+    ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention, register_attention)
 
 # %% auto #0
 __all__ = ['swap_attention', 'restore_attention']

@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
-from .ground import (document, check_int, check_bool, check_positive,
-                               shape_of, merge_heads)
+from .ground import (
+    document, check_int, check_bool, check_positive, shape_of, merge_heads)
 from .ground import check_attention_mask, check_position_ids
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
@@ -77,10 +77,10 @@ class LatentAttention(nn.Module):
     queries, one rope key shared by all heads. `q_lora_rank` is the rank of the
     queries' low-rank path (down, RMSNorm, up); None: one projection `q_proj`.
     `context_length` bounds the positions one sequence may hold (cached plus new);
-    None: no limit. `query_scale` multiplies q.k (None: 1/sqrt(dn + dr)). `bias` puts
-    biases on `q_a_proj`, `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's
-    `attention_bias`). `norm_float32` computes the RMSNorms in float32, even for
-    float64 (as transformers).
+    None: no limit. `rope_scaling` None is the default rotary type. `query_scale`
+    multiplies q.k (None: 1/sqrt(dn + dr)). `bias` puts biases on `q_a_proj`,
+    `kv_a_proj_with_mqa` and `o_proj` (DeepSeek's `attention_bias`). `norm_float32`
+    computes the RMSNorms in float32, even for float64 (as transformers).
 
     Raises:
         ValueError: a width or rank is not an int >= 1, `qk_rope_head_dim` is odd,
