@@ -35,18 +35,22 @@ from pathlib import Path
 
 
 class _Entries(HTMLParser):
-    "The API entries of one page: sections whose heading holds `<span class=\"doc-entry\">`, with their text."
+    """The API entries of one page: sections whose heading holds
+    `<span class="doc-entry">`, with their text."""
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.entries, self.open, self.heading, self.skip = [], [], None, 0   # open: [section id, its entry or None]
+        # open: [section id, its entry or None]
+        self.entries, self.open, self.heading, self.skip = [], [], None, 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag in ('script', 'style', 'button'): self.skip += 1
         elif tag == 'section': self.open.append([a.get('id', ''), None])
         elif re.fullmatch(r'h[1-6]', tag): self.heading = ''
-        elif tag == 'span' and 'doc-entry' in (a.get('class') or '').split() and self.heading is not None and self.open:
-            self.open[-1][1] = {'id': self.open[-1][0], 'name': self.heading, 'text': []}
+        elif (tag == 'span' and 'doc-entry' in (a.get('class') or '').split()
+              and self.heading is not None and self.open):
+            self.open[-1][1] = {'id': self.open[-1][0], 'name': self.heading,
+                                'text': []}
             self.entries.append(self.open[-1][1])
 
     def handle_endtag(self, tag):
@@ -65,17 +69,22 @@ class _Entries(HTMLParser):
 def page_entries(text):
     "[(id, name, text)] of the API entries in one built page."
     p = _Entries(); p.feed(text)
-    return [(e['id'], e['name'].strip(), re.sub(r'\s+', ' ', ''.join(e['text'])).strip()) for e in p.entries]
+    def words(e): return re.sub(r'\s+', ' ', ''.join(e['text'])).strip()
+    return [(e['id'], e['name'].strip(), words(e)) for e in p.entries]
 
 
 _WIDGET_SCRIPTS = re.compile(
-    r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/(?:require\.js|jquery)/[^"]*"[^>]*></script>\s*'
-    r'|<script type="application/javascript">define\(\'jquery\', \[\],function\(\) \{return window\.jQuery;\}\)</script>\s*')
+    r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/'
+    r'(?:require\.js|jquery)/[^"]*"[^>]*></script>\s*'
+    r'|<script type="application/javascript">'
+    r'define\(\'jquery\', \[\],function\(\) \{return window\.jQuery;\}\)'
+    r'</script>\s*')
 
 
 def drop_widget_scripts(text):
     "A page without Quarto's require.js / jQuery tags (only Jupyter widgets use them)."
-    if re.search(r'\brequire\(\[|jupyter-widgets', text): return text   # a page that does use them keeps them
+    # a page that does use them keeps them
+    if re.search(r'\brequire\(\[|jupyter-widgets', text): return text
     return _WIDGET_SCRIPTS.sub('', text)
 
 
@@ -123,7 +132,8 @@ def main(out_dir, proj='.'):
     relinked = folded = 0
     index = out / 'search.json'
     if index.exists():
-        docs = [d for d in json.loads(index.read_text(encoding='utf-8')) if '?api=' not in d.get('href', '')]
+        docs = [d for d in json.loads(index.read_text(encoding='utf-8'))
+                if '?api=' not in d.get('href', '')]
     by_page = {d['href']: d for d in docs or [] if '#' not in d['href']}
     for page in sorted(out.glob('*.html')):
         text = page.read_text(encoding='utf-8')
@@ -136,8 +146,10 @@ def main(out_dir, proj='.'):
             if not anchor or not name: continue
             base = by_page.get(page.name, {})
             href = f'{page.name}?api={anchor}#{anchor}'
-            docs.append({'objectID': href, 'href': href, 'title': base.get('title', page.stem), 'section': name,
-                         'text': html.escape(body[:2000], quote=False), 'crumbs': base.get('crumbs')})
+            docs.append({'objectID': href, 'href': href,
+                         'title': base.get('title', page.stem), 'section': name,
+                         'text': html.escape(body[:2000], quote=False),
+                         'crumbs': base.get('crumbs')})
             added += 1
     if docs is not None: index.write_text(json.dumps(docs, indent=2), encoding='utf-8')
     print(f'_post_render: links made local on {relinked} pages, folds set on {folded} '
