@@ -18,8 +18,8 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
               more `test_fail` calls, or two code cells in a row with one each) except the page's final section on
               bad input and edge cases (`## Bad input and edge cases`) and the headings nested under it
   order       in nbs/sidebar.yml the page after the home page is 4.1 (the "next" links follow the sidebar), the chapter
-              pages 01-09 follow in their order, and the ground module, Hardening, Console commands and Benchmarks
-              come after them
+              pages 01-09 follow in their order (a section's parts, 08a-08c, in letter order before or after its
+              own page), and the ground module, Hardening, Console commands and Benchmarks come after them
   bench       the Benchmarks page opens with results: its first code cell with an output shows a table or a plot,
               and no code cell that tests the harness (test_*, assert) comes before its first plot
   times       the table of times on the home page (so in README.md) is what its cell
@@ -312,7 +312,11 @@ def check_order():
     if nxt != '01_weighted_average.ipynb':
         bad.append(f'{rel(sb)}: the page after {home} is {nxt}, not 01_weighted_average.ipynb (4.1)')
     chapter = [e for e in listed if CHAPTER_RE.match(Path(e).name)]
-    if chapter != sorted(chapter): bad.append(f'{rel(sb)}: the chapter pages are listed out of order: {chapter}')
+    # by section number; a section's parts (07a, 08a-08c) in letter order, before or after its own page
+    sec = lambda e: Path(e).name[:2]
+    parts = [e for e in chapter if Path(e).name[2] != '_']
+    if [sec(e) for e in chapter] != sorted(sec(e) for e in chapter) or parts != sorted(parts):
+        bad.append(f'{rel(sb)}: the chapter pages are listed out of order: {chapter}')
     if chapter:
         last = max(listed.index(e) for e in chapter)
         for e in ('00_ground.ipynb', '11_bench.ipynb', '12_hardening.ipynb', '13_cli.ipynb'):

@@ -8,9 +8,9 @@ import uuid
 from functools import partial
 import torch
 from torch import nn, Tensor
-from .ground import (check_int, check_bool, check_dropout, check_finite, check_heads,
-                               check_positive, check_attention_mask, check_position_ids,
-                               merge_heads, shape_of)
+from .ground import (check_int, check_bool, check_dropout, check_finite,
+                               check_heads, check_positive, check_attention_mask,
+                               check_position_ids, merge_heads, shape_of)
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
