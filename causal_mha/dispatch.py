@@ -229,8 +229,14 @@ def _unpadded(q, k, v, W, kernel, block_size, sinks):
 def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
     """Each stretch of one document's real tokens attended alone, stretches of one
     length in one kernel call; the other slots 0. Rows are cut with `split` and joined
-    with `cat`, so backward joins each row's gradients in one `cat`."""
-    (B, H, T, _), dv = q.shape, v.shape[-1]
+    with `cat`, so backward joins each row's gradients in one `cat`. Rows cut into
+    documents of one length `L` are viewed as `[B T / L, H, L, d]` instead, no copy."""
+    (B, H, T, _), dv, L = q.shape, v.shape[-1], runs[0][2] - runs[0][1]
+    if len(runs) * L == B * T and all(e - s == L for _, s, e in runs):
+        qs, ks, vs = (t.transpose(1, 2).reshape(-1, L, *t.shape[1::2]).transpose(1, 2)
+                      for t in (q, k, v))
+        o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
+        return o.transpose(1, 2).reshape(B, T, H, dv).transpose(1, 2)
     cuts = [[] for _ in range(B)]                          # (start, end, a run?)
     for b, s, e in runs:
         cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
