@@ -231,7 +231,32 @@ def _load_layout(module, state_dict:dict, prefix:str, *args):
     for key, t in new.state_dict().items(): state_dict[prefix + 'attn.' + key] = t
 
 # %% ../nbs/16_hf_layers.ipynb #740d4d90
-class HFAttention(nn.Module):
+class _Layer(nn.Module):
+    "An attention layer of a Hugging Face model: its call, checked, for `_run`."
+    def forward(self,
+                hidden_states:Tensor, # [B, T, D] the layer's input
+                attention_mask=None, # the model's mask for this layer
+                position_ids=None, # [B, T] the tokens' positions
+                cache=None, # the model's Cache (transformers 5's name)
+                *,
+                position_embeddings=None, # (cos, sin) the model's rotary tables
+                past_key_values=None, # the model's Cache (older transformers' name)
+                encoder_hidden_states=None, # refused: no cross-attention
+                output_attentions=None, # refused when True: no weights computed
+                **kwargs, # what the model passes on to its cache (cache_position, ...)
+               ) -> tuple: # (out [B, T, D], None)
+        """The layer's output for `hidden_states`. `attention_mask` is None, bool or
+        additive, or slot positions; `position_ids` index the rotary tables when no
+        `position_embeddings` (the rotary tables for these tokens) are given.
+        `encoder_hidden_states` is refused (the adapters are causal self-attention), and
+        `output_attentions=True` too (the fused kernel computes no weights)."""
+        cache = past_key_values if cache is None else cache
+        cache = _check_call(self.config, attention_mask, cache,
+                            encoder_hidden_states, output_attentions)
+        return self._run(hidden_states, attention_mask, cache, position_embeddings,
+                         position_ids, kwargs)
+
+class HFAttention(_Layer):
     """An `Attention` in the place of one attention layer of a Hugging Face GPT-2,
     Llama, Mistral, Qwen2, Qwen3, Gemma 3 or gpt-oss model.
 
@@ -291,26 +316,8 @@ class HFAttention(nn.Module):
         layout = f", layout={self.layout!r}" if self.layout else ""
         return f"layer_idx={self.layer_idx}" + layout
 
-    def forward(self,
-                hidden_states:Tensor, # [B, T, D] the layer's input
-                attention_mask=None, # the model's mask for this layer
-                position_ids=None, # [B, T] the tokens' positions
-                cache=None, # the model's Cache (transformers 5's name)
-                *,
-                position_embeddings=None, # (cos, sin) the model's rotary tables
-                past_key_values=None, # the model's Cache (older transformers' name)
-                encoder_hidden_states=None, # refused: no cross-attention
-                output_attentions=None, # refused when True: no weights computed
-                **kwargs, # what the model passes on to its cache (cache_position, ...)
-               ) -> tuple: # (out [B, T, D], None)
-        """The layer's output for `hidden_states`. `attention_mask` is None, bool or
-        additive, or slot positions; `position_ids` index the rotary tables when no
-        `position_embeddings` (the rotary tables for these tokens) are given.
-        `encoder_hidden_states` is refused (the adapters are causal self-attention), and
-        `output_attentions=True` too (the fused kernel computes no weights)."""
-        cache = past_key_values if cache is None else cache
-        cache = _check_call(self.config, attention_mask, cache,
-                            encoder_hidden_states, output_attentions)
+    def _run(self, hidden_states, attention_mask, cache, position_embeddings,
+             position_ids, kwargs):
         a = self.attn
         q, k, v = a.project(hidden_states)       # the core's projection and QK-norm
         if a.rotary is not None:
@@ -341,7 +348,7 @@ def _halves(x:Tensor) -> Tensor:
     (i, i + d/2), as transformers does per call."""
     return x.unflatten(-1, (-1, 2)).transpose(-1, -2).flatten(-2)
 
-class HFLatentAttention(nn.Module):
+class HFLatentAttention(_Layer):
     """A `LatentAttention` in the place of one attention layer of a Hugging Face
     DeepSeek-V3 model.
 
@@ -387,22 +394,8 @@ class HFLatentAttention(nn.Module):
         more = ", interleaved=True" if self.interleaved else ""
         return f"layer_idx={self.layer_idx}" + more
 
-    def forward(self,
-                hidden_states:Tensor, # [B, T, D] the layer's input
-                attention_mask=None, # the model's mask for this layer
-                position_ids=None, # [B, T] the tokens' positions
-                cache=None, # the model's Cache (transformers 5's name)
-                *,
-                position_embeddings=None, # (cos, sin) the model's rotary tables
-                past_key_values=None, # the model's Cache (older transformers' name)
-                encoder_hidden_states=None, # refused: no cross-attention
-                output_attentions=None, # refused when True: no weights computed
-                **kwargs, # what the model passes on to its cache (cache_position, ...)
-               ) -> tuple: # (out [B, T, D], None)
-        "The layer's output for `hidden_states`; arguments as `HFAttention.forward`."
-        cache = past_key_values if cache is None else cache
-        cache = _check_call(self.config, attention_mask, cache,
-                            encoder_hidden_states, output_attentions)
+    def _run(self, hidden_states, attention_mask, cache, position_embeddings,
+             position_ids, kwargs):
         m, (B, T, _) = self.mla, hidden_states.shape
         # [B, H, T, dn | dr], [B, 1, T, r | dr]
         q_nope, q_rope, latent, k_rope = m.project(hidden_states, None)
