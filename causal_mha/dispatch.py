@@ -11,7 +11,6 @@ import torch
 from torch import Tensor
 import torch.nn.functional as F
 from .ground import check_dropout, check_int, check_positive, shape_of
-from .masks import masked_softmax
 
 # %% auto #0
 __all__ = ['token_positions', 'visible', 'Positions', 'documents', 'attend']
@@ -118,12 +117,15 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
     s = (q.unflatten(1, (Hkv, -1)) * scale) @ k[:, :, None].transpose(-2, -1)
     if softcap is not None: s = softcap * torch.tanh(s / softcap)   # Gemma 2
     if bias is not None: s = s + bias.masked_fill(~seen, 0)
-    mask = (mask | ~seen).expand(s.shape)                # no key: a finite row, then 0
+    mask = mask | ~seen                                  # no key: a finite row, then 0
     if sinks is not None:                                # one more logit, no value
         sink = sinks.view(Hkv, -1, 1, 1).to(s.dtype).expand(*s.shape[:-1], 1)
         s = torch.cat((s, sink), -1)
-        mask = F.pad(mask, (0, 1), value=True)
-    w = masked_softmax(s, mask, validate=False)[..., :k.shape[2]].masked_fill(~seen, 0)
+        mask = F.pad(mask.expand(*sink.shape[:-1], -1), (0, 1), value=True)
+    # 4.4's masked softmax, filling the scores in place (they are this call's own)
+    w = torch.softmax(s.masked_fill_(~mask, -math.inf), -1)[..., :k.shape[2]]
+    if torch.compiler.is_compiling() or not seen.all():  # a row with no key: 0
+        w = w.masked_fill(~seen, 0)
     if dropout_p: w = F.dropout(w, dropout_p)            # on the weights (4.6)
     return (w @ v[:, :, None]).flatten(1, 2), w.flatten(1, 2)
 
