@@ -14,7 +14,8 @@ file). At 1280 x 900, every request and console message recorded (in DIR/request
              sticks out); no image, figure, table, code block or frame reaches past the
              text column, unless it sits in a box that scrolls sideways on purpose or in
              one of Quarto's wider columns (`.column-page-right`, ...), which must fit
-             the window; no code block or table scrolls sideways (code wraps)
+             the window; no code block or table scrolls sideways, and no line of a code
+             block wraps (lines of 88 characters fit the column at 1280 px)
   links      no link points at the published site (a local build links to its own
              pages), no source link lacks its line (`#LNone`), no "Other Formats" list
   folds      on the chapter's pages (notebooks 01-09) the code they build is shown
@@ -113,6 +114,14 @@ MEASURE_JS = r"""(site) => {
     if (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1)
       sideways.push(name(el) + ': ' + el.scrollWidth + ' px of code in ' + el.clientWidth + ' (' + el.textContent.split('\n').find(l => l.length > 60)?.slice(0, 60) + ')');
   }
+  // a line of code that takes more than one line of the block: the column wraps it
+  const wrapped = [];
+  for (const code of main.querySelectorAll('div.sourceCode pre code')) {
+    const lh = parseFloat(getComputedStyle(code).lineHeight);
+    for (const ln of code.querySelectorAll(':scope > span'))
+      if (lh && ln.getBoundingClientRect().height > 1.5 * lh)
+        wrapped.push(ln.textContent.length + ' characters: ' + ln.textContent.trim().slice(0, 60));
+  }
   const entries = [...main.querySelectorAll('span.doc-entry')].map(m => m.closest('section')).filter(Boolean).map(s => {
     const h = s.querySelector('h1,h2,h3,h4,h5,h6');
     const code = s.querySelector('div.sourceCode pre, pre');
@@ -161,7 +170,7 @@ MEASURE_JS = r"""(site) => {
   const exported = [...main.querySelectorAll('details.code-fold')].filter(
     d => (d.querySelector('summary') || {}).textContent.trim() === 'Exported source');
   const home = site.replace(/\/$/, '');
-  return {title: (document.querySelector('h1.title') || {}).textContent || document.title, wide, sideways, entries, links,
+  return {title: (document.querySelector('h1.title') || {}).textContent || document.title, wide, sideways, wrapped, entries, links,
           code, outputs, imgs, labs, colWidth: col.width, firstH2: h2 ? h2.getBoundingClientRect().top + window.scrollY : null,
           docWide, tex, math: main.querySelectorAll('math').length,
           published: hrefs.filter(h => h === home || h.startsWith(site)),
@@ -292,6 +301,7 @@ def read_pages(base, names, shots, ids, chapter):
             for w in m['docWide']: s.fail('width', f'{name}: {w}')
             for w in m['wide']: s.fail('width', f'{name}: {w} (column {round(m["colWidth"])} px)')
             for w in m['sideways']: s.fail('width', f'{name}: scrolls sideways: {w}')
+            for w in m['wrapped']: s.fail('width', f'{name}: a code line wraps: {w}')
             s.ok('width')
             for x in m['tex']: s.fail('math', f'{name}: raw TeX in the text: {x!r}')
             s.ok('math')
