@@ -27,16 +27,16 @@ def _guard(out, k:Tensor, v:Tensor, held:int):
     """Refuse backward through `out` once a later call has written into `k` or `v`, or
     when it read `held` positions written with autograd on (no graph kept for them)."""
     versions = (k._version, v._version)                  # after this call's write
+    use = "use a KVCache(differentiable=True)"
 
     def check(grad_outputs):
         if held: raise RuntimeError(
             f"this KVCache holds {held} positions written with autograd on but keeps "
-            f"no graph for them, so their gradient would be missing: use "
-            f"KVCache(differentiable=True), or fill it under torch.no_grad()")
+            f"no graph for them, so their gradient would be missing: {use}, or fill it "
+            f"under torch.no_grad()")
         if (k._version, v._version) != versions: raise RuntimeError(
-            "backward reached keys/values that a later call has overwritten since: "
-            "call backward before the next cached call, or use a "
-            "KVCache(differentiable=True)")
+            f"backward reached keys/values that a later call has overwritten since: "
+            f"call backward before the next cached call, or {use}")
 
     for t in out if isinstance(out, tuple) else (out,):
         if isinstance(t, Tensor) and t.grad_fn is not None:
@@ -44,12 +44,9 @@ def _guard(out, k:Tensor, v:Tensor, held:int):
     return out
 
 class _Slots:
-    """Slot buffers of keys `[B, H, C, d]`, values `[B, H, C, d_v]` and, once a call
-    was padded, positions `[B, C]`; the held slots are `start .. start + length`."""
-    def _clear(self):
-        self.k = self.v = self.pos = None
-        self.start = self.length = self.n_allocs = self.n_copied = 0
-
+    """The store: buffers of slots for keys `[B, H, C, d]`, values `[B, H, C, d_v]`
+    and, once a call was padded, positions `[B, C]`; the held slots are `start ..
+    start + length`, oldest first. Growth and a window's eviction live here."""
     def __len__(self): return self.length
     capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
     nbytes = property(lambda self: self.capacity and self.k.nbytes + self.v.nbytes)
@@ -57,30 +54,69 @@ class _Slots:
     keys = property(lambda self: _slots(self.k, self.held))
     values = property(lambda self: _slots(self.v, self.held))
 
-    def _write(self, k:Tensor, v:Tensor, graph:bool, room) -> tuple:
-        """Write keys `k` and values `v` into the free slots, first into new buffers of
-        `room(n)` slots if need be; views of all the held and new ones."""
+    @property
+    def positions(self) -> Tensor: # [B, len] each held slot's position
+        "The held slots' positions (slot i of L holds n_seen - L + i until padded)."
+        if self.pos is not None: return self.pos[:, self.held]
+        n = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
+        return n.expand(self.k.shape[0], -1)
+
+    def _write(self, k:Tensor, v:Tensor, graph:bool) -> tuple:
+        """Keys `k` and values `v` into the free slots after the held ones, first into
+        new buffers if need be (every call when `differentiable`, keeping autograd's
+        graph); views of all the held and new ones."""
         n, L = k.shape[2], self.length
-        if self.start + L + n > self.capacity or (self.k.is_inference() and not (
+        if self.differentiable: self._move(L + n, k, v, graph=True)
+        elif self.start + L + n > self.capacity or (self.k.is_inference() and not (
                 torch.compiler.is_compiling() or torch.is_inference_mode_enabled())):
-            self._move(max(L + n, room(n)), k, v)       # (inference mode's: read only)
+            self._move(max(L + n, self._room(n)), k, v)  # (inference mode's: read only)
         s, e = self.start, self.start + L + n
-        kb, vb = (self.k.detach(), self.v.detach()) if graph else (self.k, self.v)
-        kb[:, :, e - n:e], vb[:, :, e - n:e] = k, v     # autograd: history this write
+        kb, vb = (self.k.detach(), self.v.detach()) if graph and not (
+            self.differentiable) else (self.k, self.v)   # history: this write only
+        kb[:, :, e - n:e], vb[:, :, e - n:e] = k, v
         return kb[:, :, s:e], vb[:, :, s:e]
 
-    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None)):
+    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None),
+              graph=False):
         """New buffers of `cap` slots, the held slots (those `keep` picks) first; empty
-        ones take their shapes from `k` and `v`."""
+        ones take their shapes from `k` and `v`. `graph`: the copy keeps autograd's."""
         if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
-        k, v = _slots(self.keys, keep), _slots(self.values, keep)
-        pos = _slots(_slots(self.pos, self.held), keep)
-        (B, H, L, d), dv = k.shape, v.shape[3]
-        self.k, self.v = k.new_zeros(B, H, cap, d), v.new_zeros(B, H, cap, dv)
-        self.k[:, :, :L], self.v[:, :, :L] = k.detach(), v.detach()
+        k, v, pos = (_slots(t, keep) for t in (self.keys, self.values,
+                                                _slots(self.pos, self.held)))
+        L = k.shape[2]
+        self.k, self.v = (F.pad(t if graph else t.detach(), (0, 0, 0, cap - L))
+                          for t in (k, v))
         self.pos = None if pos is None else F.pad(pos, (0, cap - L), value=-1)
         self.start, self.length = 0, L
         self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + L
+
+    def _room(self, n:int) -> int:
+        "A new buffer's slots: twice as many (capped); with a window, it and an eighth."
+        cap = min(2 * self.capacity, self.max_length or 2 * self.capacity)
+        if self.window is None: return cap
+        w = max(self.window - 1, self.length) + n
+        return min(cap, w + max(4, -(-w // 7)))
+
+    def _evict(self):
+        """Keep only the slots a later query may see with the layer's window `W`: from
+        the first one some sequence still needs, or only those when they lie apart."""
+        W, L = self.window, self.length
+        if W is None: return
+        first, idx = max(0, L - W + 1), None
+        if self.padded:
+            if self.k.is_meta: raise ValueError(
+                "padding with a window needs the positions' values to drop old slots, "
+                "and tensors on the meta device hold none: run on a real device")
+            need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
+            idx = need.nonzero()[:, 0].tolist()              # one host sync
+            first = idx[0] if idx else L
+        if idx is not None and L - first > 2 * len(idx) + 8:   # apart: keep those
+            at = torch.tensor(idx, device=self.k.device)
+            self._move(max(len(idx) + 1, W), keep=at, graph=self.differentiable)
+        else: self.start, self.length = self.start + first, L - first
+        room = max(self.length + 1, W)        # back to what a one-call prefill leaves
+        if not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
+            self._move(room)
 
 class KVCache(_Slots):
     """Keys and values of the positions one attention layer has seen, for decoding.
@@ -101,8 +137,8 @@ class KVCache(_Slots):
     of its own size. The past is copied only into a new buffer: twice as large
     (capped at the layer's `context_length`), so `O(log T)` times for `T` tokens; with
     a window, of the window's size plus an eighth (at least 4 slots), so at most 8
-    positions per token. `differentiable=True` concatenates instead, new tensors every
-    call, so that autograd reaches every held position.
+    positions per token. `differentiable=True` copies the past into new tensors every
+    call instead, so that autograd reaches every held position.
 
     Args:
         differentiable: gradients reach every held position (new tensors each call).
@@ -119,22 +155,15 @@ class KVCache(_Slots):
         self.reset()
 
     def reset(self):
-        "Forget every position and free the buffers: the cache takes any batch again."
-        self._clear()
-        self.n_seen, self.n_real = 0, None  # positions seen; [B] real ones, once padded
-        self.owner = self.window = self.max_length = None  # the filling layer's
-        self.graph = False  # a held position was written with autograd on
+        """Forget every position and free the buffers: the cache takes any batch again.
+        (`graph`: a held position was written with autograd on.)"""
+        self.k = self.v = self.pos = None
+        self.start = self.length = self.n_allocs = self.n_copied = 0
+        self.n_seen, self.n_real, self.graph = 0, None, False  # [B] real, once padded
+        self.owner = self.window = self.max_length = None      # the filling layer's
 
     padded = property(lambda self: self.n_real is not None)
-    next_position = property(lambda self: self.n_seen if self.n_real is None else
-                             self.n_real)
-
-    @property
-    def positions(self) -> Tensor: # [B, len] each held slot's position
-        "The held slots' positions (slot i of L holds n_seen - L + i until padded)."
-        if self.pos is not None: return self.pos[:, self.held]
-        n = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
-        return n.expand(self.k.shape[0], -1)
+    next_position = property(lambda self: self.n_real if self.padded else self.n_seen)
 
     def __repr__(self):
         kind = () if self.k is None else zip(_KIND, _kind(self.k, self.v))
@@ -161,29 +190,19 @@ class KVCache(_Slots):
         n, L = self._check(layer, k_new, v_new), self.length
         graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
         if pos is None and self.padded:
-            pos = self.n_real[:, None] + torch.arange(n, device=k_new.device)
-        if not self.differentiable: k, v = self._write(k_new, v_new, graph, self._room)
-        else:
-            k, v = (torch.cat((held, new), 2) if L else new for held, new in
-                    ((self.keys, k_new), (self.values, v_new)))
-            self.n_allocs, self.n_copied = self.n_allocs + (L > 0), self.n_copied + L
+            pos = self.next_position[:, None] + torch.arange(n, device=k_new.device)
+        k, v = self._write(k_new, v_new, graph)
         k_pos = torch.cat((self.positions, pos), 1) if L and pos is not None else pos
         out = attention(k, v, k_pos)                      # may raise: nothing held yet
         if graph and not self.differentiable:
             out = _guard(out, self.k, self.v, L if self.graph else 0)
-        if pos is not None and self.differentiable: self.pos = k_pos
-        elif pos is not None:                             # the positions written out
-            if self.pos is None:
-                rest = (self.start, self.capacity - self.start - L)
-                self.pos = F.pad(self.positions, rest, value=-1)
+        if pos is not None:                               # the positions written out
+            if self.pos is None: self.pos = F.pad(self.positions, (
+                self.start, self.capacity - self.start - L), value=-1)
             self.pos[:, self.start + L:self.start + L + n] = pos
-        if pos is not None:
-            real, was = pos.amax(1) + 1, self.n_real
-            self.n_real = (real.clamp(min=self.n_seen) if was is None else
-                           was.maximum(real))
-        if self.differentiable: self.k, self.v, self.start, self.length = k, v, 0, L + n
-        else: self.length, self.graph = L + n, self.graph or graph
-        self.n_seen += n
+            self.n_real = (pos.amax(1) + 1).clamp(min=self.next_position)
+        self.length, self.n_seen = L + n, self.n_seen + n
+        self.graph = self.graph or graph
         self._evict()
         return out
 
@@ -200,51 +219,16 @@ class KVCache(_Slots):
             f"{n} new positions after {self.n_seen} cached exceed the layer's "
             f"context_length={most}; raise it, or call cache.reset() for a new one")
         own = "use one KVCache per attention layer, or call cache.reset() for a new one"
-        if not self.n_seen: self._clear()              # (a failed first call's buffers)
+        if not self.n_seen: self.reset()               # (a failed first call's buffers)
         elif (new := _kind(k, v)) != (was := _kind(self.k, self.v)):
             name, a, b = next(t for t in zip(_KIND, new, was) if t[1] != t[2])
             raise ValueError(f"the new keys have {name}={a} but the cache holds "
                              f"{name}={b}; {own}")
         elif layer.uid != self.owner: raise ValueError(
             f"the cache holds positions written by another attention layer; {own}")
-        self._bind(layer)
+        self.owner, self.window, self.max_length = (layer.uid, layer.window,
+                                                    layer.context_length)
         return n
-
-    def _bind(self, layer):
-        "What the cache keeps of the layer that fills it."
-        self.owner, self.window = layer.uid, layer.window
-        self.max_length = layer.context_length
-
-    def _room(self, n:int) -> int:
-        "A new buffer's slots: twice as many (capped); with a window, it and an eighth."
-        cap = min(2 * self.capacity, self.max_length or 2 * self.capacity)
-        if self.window is None: return cap
-        w = max(self.window - 1, self.length) + n
-        return min(cap, w + max(4, -(-w // 7)))
-
-    def _evict(self):
-        """Keep only the slots a later query may see with the layer's window `W`: from
-        the first one some sequence still needs, or only those when they lie apart."""
-        W, L = self.window, self.length
-        if W is None: return
-        first, idx = max(0, L - W + 1), None
-        if self.padded:
-            if self.k.is_meta: raise ValueError(
-                "padding with a window needs the positions' values to drop old slots, "
-                "and tensors on the meta device hold none: run on a real device")
-            need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
-            idx = need.nonzero()[:, 0].tolist()              # one host sync
-            first = idx[0] if idx else L
-        if idx is not None and L - first > 2 * len(idx) + 8:   # apart: gather them
-            at = torch.tensor(idx, device=self.k.device) + self.start
-            self.k, self.v, self.pos = (_slots(t, at) for t in (self.k, self.v,
-                                                                 self.pos))
-            self.start, self.length = 0, len(idx)
-            self.n_copied += len(idx)
-        else: self.start, self.length = self.start + first, L - first
-        room = max(self.length + 1, W)        # back to what a one-call prefill leaves
-        if not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
-            self._move(room)
 
     def crop(self, n:int): # positions to keep: the first n seen
         """Forget every position after the first `n` seen, without a copy (speculative
@@ -254,11 +238,9 @@ class KVCache(_Slots):
             raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
         drop = self.n_seen - n
         if drop and W is not None and base and (self.padded or n - W + 1 < base):
-            raise ValueError(
-                f"n={n}: the next query would see positions from {max(0, n - W + 1)} "
-                f"on, but the window of {W} has dropped every position before {base}"
-                + " (with padding, a cache that has dropped positions cannot be "
-                "cropped)" * self.padded)
+            raise ValueError(f"n={n}: the window of {W} has dropped every position "
+                             f"before {base}, which the next query would see" + (
+                                 " (padded: a crop needs them all)" * self.padded))
         if drop and self.padded:                          # each sequence's real tokens
             self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
         self.length, self.n_seen = self.length - drop, n
@@ -269,8 +251,6 @@ class KVCache(_Slots):
         if not isinstance(index, Tensor) or index.ndim != 1 or (
                 index.dtype.is_floating_point or index.dtype == torch.bool):
             raise ValueError(f"index must be a 1-D integer tensor of batch rows, got "
-                             f"{shape_of(index)}" + (f" of dtype {index.dtype}" if
-                                                     isinstance(index, Tensor) else ""))
-        for name in ('k', 'v', 'pos', 'n_real'):
-            if (t := getattr(self, name)) is not None:
-                setattr(self, name, t[index.to(t.device)])
+                             f"{shape_of(index)} {getattr(index, 'dtype', '')}")
+        self.k, self.v, self.pos, self.n_real = (None if t is None else t[index.to(
+            t.device)] for t in (self.k, self.v, self.pos, self.n_real))

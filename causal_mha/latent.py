@@ -41,10 +41,11 @@ class LatentCache(KVCache):
     """
     kv_lora_rank = None  # the latent's width: the filling layer's
 
-    def _bind(self, layer):
-        "What the cache keeps of the layer that fills it, the latent's width too."
-        super()._bind(layer)
+    def _check(self, layer, k:Tensor, v:Tensor) -> int:
+        "`KVCache`'s checks; the cache also keeps the filling layer's latent width."
+        n = super()._check(layer, k, v)
         self.kv_lora_rank = layer.kv_lora_rank
+        return n
 
     @property
     def key(self):                                                   # [B, S, r + dr]
