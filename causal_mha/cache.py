@@ -191,9 +191,8 @@ class KVCache(_Slots):
         graph = torch.is_grad_enabled() and (k_new.requires_grad or v_new.requires_grad)
         if pos is None and self.padded:
             pos = self.next_position[:, None] + torch.arange(n, device=k_new.device)
-        k, v = self._write(k_new, v_new, graph)
         k_pos = torch.cat((self.positions, pos), 1) if L and pos is not None else pos
-        out = attention(k, v, k_pos)                      # may raise: nothing held yet
+        out = attention(*self._write(k_new, v_new, graph), k_pos)  # may raise: no hold
         if graph and not self.differentiable:
             out = _guard(out, self.k, self.v, L if self.graph else 0)
         if pos is not None:                               # the positions written out
