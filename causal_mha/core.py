@@ -242,8 +242,8 @@ class Attention(nn.Module):
         w, T = self.qkv.weight, x.shape[1]
         if x.device != w.device: raise ValueError(
             f"x is on {x.device} but the module's weights are on {w.device}")
-        autocast = x.device.type != 'meta' and torch.is_autocast_enabled(x.device.type)
-        if x.dtype != w.dtype and not autocast: raise TypeError(
+        if x.dtype != w.dtype and (x.is_meta or not torch.is_autocast_enabled(
+                x.device.type)): raise TypeError(
             f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
             f"convert one of them, e.g. x.to({w.dtype})")
         if cache is not None and not isinstance(cache, KVCache):

@@ -135,13 +135,14 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None)
     decode step) each group's heads go in as the queries of their one kv head: the
     keys are read once per kv head, not once per query head."""
     (B, H, T, d), Hkv = q.shape, k.shape[1]
-    sdpa = partial(F.scaled_dot_product_attention, dropout_p=dropout_p, scale=scale)
-    if Hkv == H: return sdpa(q, k, v, attn_mask=attn_mask, is_causal=is_causal)
-    if T > 1:
-        return sdpa(q, k, v, attn_mask=attn_mask, is_causal=is_causal, enable_gqa=True)
-    if attn_mask is not None and attn_mask.shape[1] == H:    # a mask per query head
-        attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)
-    return sdpa(q.view(B, Hkv, -1, d), k, v, attn_mask=attn_mask).view(B, H, 1, -1)
+    if Hkv < H and T == 1:                                   # a group's heads as queries
+        if attn_mask is not None and attn_mask.shape[1] == H:  # a mask per query head
+            attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)
+        q = _kernel(q.view(B, Hkv, -1, d), k, v, attn_mask, False, dropout_p, scale)
+        return q.view(B, H, 1, -1)
+    return F.scaled_dot_product_attention(
+        q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
+        scale=scale, enable_gqa=Hkv < H)
 
 def _with_sink(q, k, v, sinks, kernel, scale):
     """Sinks on the fused kernel: one more key, one feature wider, whose score is the
@@ -260,20 +261,19 @@ def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
 def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
     "`attend`'s arguments, refused by name where they do not fit together."
-    if not (q.ndim == k.ndim == v.ndim == 4 and v.shape[:3] == k.shape[:3]
-            and q.shape[2] <= k.shape[2] and q.shape[1] % k.shape[1] == 0
-            and q.shape[3] == k.shape[3]): raise ValueError(
+    qs, ks, vs = q.shape, k.shape, v.shape
+    if not (len(qs) == len(ks) == len(vs) == 4 and vs[:3] == ks[:3] and qs[2] <= ks[2]
+            and qs[1] % ks[1] == 0 and qs[3] == ks[3]): raise ValueError(
         f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv "
         f"dividing H and T <= K, got {shape_of(q)}, {shape_of(k)}, {shape_of(v)}")
-    (B, H, T, _), K = q.shape, k.shape[2]
+    (B, H, T, _), K = qs, ks[2]
     if pos is not None and mask is not None:
         raise ValueError("pos and mask were both given: a ready mask already says "
                          "which keys each query sees; pass one of them")
     if pos is not None and not isinstance(pos, Positions):
         raise TypeError(f"pos must be a Positions or None, got {type(pos).__name__}")
-    doc = None if pos is None else pos.doc
-    if pos is not None and ((pos.q.shape[-1], pos.k.shape[-1]) != (T, K) or doc is
-                            not None and (doc.shape != pos.k.shape or K != T)):
+    if pos is not None and ((pos.q.shape[-1], pos.k.shape[-1]) != (T, K) or pos.doc
+                            is not None and (pos.doc.shape != pos.k.shape or K != T)):
         raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key positions "
                          f"(doc: [B, K], only with K == T), got {shape_of(pos.q)}, "
                          f"{shape_of(pos.k)}")
@@ -353,8 +353,8 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
         TypeError: `pos` is not a `Positions`.
     """
     _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size)
-    T, K = q.shape[2], k.shape[2]
-    scale = q.shape[3] ** -0.5 if scale is None else scale
+    (*_, T, d), K = q.shape, k.shape[2]
+    scale = d ** -0.5 if scale is None else scale
     if explicit or softcap is not None:                             # 1. written out
         if mask is None:
             pos = pos or Positions(*(torch.arange(n, device=q.device) + K - n
