@@ -135,7 +135,7 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None)
     decode step) each group's heads go in as the queries of their one kv head: the
     keys are read once per kv head, not once per query head."""
     (B, H, T, d), Hkv = q.shape, k.shape[1]
-    if Hkv < H and T == 1:                                   # a group's heads as queries
+    if Hkv < H and T == 1:                               # a group's heads as queries
         if attn_mask is not None and attn_mask.shape[1] == H:  # a mask per query head
             attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)
         q = _kernel(q.view(B, Hkv, -1, d), k, v, attn_mask, False, dropout_p, scale)
