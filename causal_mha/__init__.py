@@ -20,6 +20,8 @@ is what `causal_mha` offers, and a function exported from a notebook reaches
 - `text` (4.7): the shipped text, `SimpleTokenizer`, `GPTDatasetV1`, `token_batches`;
 - `dispatch` (after 4.8): `token_positions`, `visible` (who sees whom) and `attend`
   (which kernel computes it);
+- `rope_types` (after 4.8): `rope_frequencies`, the frequencies of transformers' rotary
+  types, as transformers computes them;
 - `rope` (after 4.8): `Rotary`, `rotate` and `RMSNorm`, what queries and keys go through
   before the scores;
 - `cache` (after 4.8): `KVCache`, the keys and values of the positions a layer has seen;
@@ -67,6 +69,7 @@ from .dropout import *
 from .multihead import *
 from .text import *
 from .dispatch import *
+from .rope_types import *
 from .rope import *
 from .cache import *
 from .core import *

@@ -4,18 +4,21 @@
 
 # %% ../nbs/08b_rope.ipynb #988652bb
 from __future__ import annotations
-import math
 import torch
 from torch import nn, Tensor
 from .ground import check_bool, check_int, check_positive
+from .rope_types import check_rope_scaling, rope_frequencies
 
 # %% auto #0
-__all__ = ['rotate', 'rope_frequencies', 'Rotary', 'RMSNorm']
+__all__ = ['rotate', 'Rotary', 'RMSNorm']
 
 # %% ../nbs/08b_rope.ipynb #97d3fea7
 def rotate(x:Tensor, cos:Tensor, sin:Tensor) -> Tensor:
     """Turn each pair of features `(i, i + d/2)` of `x` by its angle: Hugging Face
-    Llama's `rotate_half` form.
+    Llama's `rotate_half` form, made in its order, `x * cos` before the halves:
+    autograd then adds up the gradients reaching `x` in transformers' order, into a
+    `[B, H, T, d]`-contiguous one, so a float32 QK-norm before the rotation (Gemma's)
+    sums its weight's gradient over the same memory order, to the same bits.
 
     Args:
         x: `[B, H, T, d]` queries or keys.
@@ -25,134 +28,9 @@ def rotate(x:Tensor, cos:Tensor, sin:Tensor) -> Tensor:
     Returns:
         `x` rotated, `[B, H, T, d]`.
     """
+    turned = x * cos
     x1, x2 = x.chunk(2, -1)
-    return x * cos + torch.cat((-x2, x1), -1) * sin
-
-# %% ../nbs/08b_rope.ipynb #4c2c3fa6
-_ROPE_KEYS = {  # rotary type -> its settings, required and optional (transformers')
-    'default': ((), ()), 'linear': (('factor',), ()), 'dynamic': (('factor',), ()),
-    'yarn': (('original_max_position_embeddings',), ('factor', 'attention_factor',
-             'beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim', 'truncate')),
-    'llama3': (('factor', 'original_max_position_embeddings', 'low_freq_factor',
-                'high_freq_factor'), ()),
-    'proportional': ((), ('factor', 'partial_rotary_factor')),
-    'longrope': (('short_factor', 'long_factor', 'original_max_position_embeddings'),
-                 ('factor', 'attention_factor'))}
-
-def _check_scaling(scaling, head_dim:int, theta:float) -> dict:
-    """`scaling` as one rotary type's settings, checked: the type known, its settings
-    there, none it does not read ('max_position_embeddings' may come with any)."""
-    if scaling is None: return {'rope_type': 'default'}
-    if not isinstance(scaling, dict): raise TypeError(
-        f"scaling must be a dict of a rotary type and its settings (transformers' "
-        f"rope_parameters) or None, got {type(scaling).__name__}")
-    s = dict(scaling)
-    kind = s.setdefault('rope_type', 'default')
-    part = s.get('partial_rotary_factor', 1.0)
-    if kind not in _ROPE_KEYS: raise ValueError(
-        f"scaling['rope_type']={kind!r}: Rotary computes "
-        f"{', '.join(map(repr, _ROPE_KEYS))}")
-    if s.pop('rope_theta', theta) != theta: raise ValueError(
-        f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}: give "
-        f"the base once, as theta")
-    if kind != 'proportional' and s.pop('partial_rotary_factor', 1.0) != 1.0:
-        raise ValueError(
-            f"scaling['partial_rotary_factor']={part!r}: rope_type {kind!r} turns "
-            f"every feature pair of the head (1.0); 'proportional' turns a part")
-    if not 0 < part <= 1: raise ValueError(
-        f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}")
-    need, may = _ROPE_KEYS[kind]
-    missing = [k for k in need if k not in s]
-    extra = sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may})
-    if missing: raise ValueError(f"rope_type {kind!r} needs scaling[{missing[0]!r}] "
-                                 f"(it needs {', '.join(need)})")
-    if extra: raise ValueError(
-        f"scaling[{extra[0]!r}] is not a setting of rope_type {kind!r} (its settings: "
-        f"{', '.join(need + may) or 'none'})")
-    for k in ('factor', 'original_max_position_embeddings', 'max_position_embeddings'):
-        if s.get(k) is not None: check_positive(f"scaling[{k!r}]", s[k])
-    reads_L = kind == 'dynamic' or (kind in ('yarn', 'longrope')
-                                    and s.get('factor') is None)
-    if reads_L and not isinstance(s.get('max_position_embeddings'), int):
-        raise ValueError(
-        f"rope_type {kind!r}{'' if kind == 'dynamic' else ' without a factor'} needs "
-        f"scaling['max_position_embeddings'], the model's max_position_embeddings")
-    for k in ('short_factor', 'long_factor') if kind == 'longrope' else ():
-        if len(s[k]) != head_dim // 2: raise ValueError(
-            f"scaling[{k!r}] has {len(s[k])} entries, expected head_dim // 2 = "
-            f"{head_dim // 2}")
-    return s
-
-def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
-                     seq_len:int|Tensor|None=None) -> tuple:
-    """The `d/2` frequencies of a rotary type and the factor on its cosines and sines,
-    computed as transformers' `ROPE_INIT_FUNCTIONS` compute them (the same float32
-    operations, so the tables agree bit for bit).
-
-    Args:
-        head_dim: d, the width of each rotated head (even).
-        theta: the base.
-        scaling: a rotary type and its settings, under transformers' `rope_parameters`
-            names (None: the default type).
-        seq_len: the longest sequence so far ('dynamic', 'longrope'; None: as at start).
-
-    Returns:
-        `(inv_freq, attention_scaling)`: the float32 frequencies `[d/2]`, pair `i`
-        turning by `pos * inv_freq[i]`, and the float that multiplies the cosines and
-        sines (1.0 but for 'yarn' and 'longrope').
-
-    Raises:
-        ValueError: `scaling` names a type `Rotary` does not compute, lacks a setting
-            its type needs, or holds one it does not read.
-        TypeError: `scaling` is not a dict or None.
-    """
-    s, d = _check_scaling(scaling, head_dim, theta), head_dim
-    kind, base, factor = s['rope_type'], theta, s.get('factor')
-    shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d    # i / (d/2)
-    if kind == 'default': return 1.0 / (base ** shape), 1.0
-    if kind == 'linear': return 1.0 / (base ** shape) / factor, 1.0  # all slower
-    if kind == 'proportional':          # the first pairs turn, at the full width's rate
-        n = int(s.get('partial_rotary_factor', 1.0) * d // 2)
-        inv = torch.cat((1.0 / (base ** shape[:n]), torch.zeros(d // 2 - n)))
-        return inv / s.get('factor', 1.0), 1.0
-    if kind == 'dynamic':               # NTK: a larger base past the trained length
-        L = s['max_position_embeddings']
-        seq_len = L if seq_len is None else torch.clamp(seq_len, min=L) if isinstance(
-            seq_len, Tensor) else max(seq_len, L)
-        base = base * ((factor * seq_len / L) - (factor - 1)) ** (d / (d - 2))
-        on = seq_len.device if isinstance(seq_len, Tensor) else 'cpu'
-        return 1.0 / (base ** shape.to(on)), 1.0
-    L0 = s['original_max_position_embeddings']
-    if kind == 'llama3':                # long wavelengths slower, short kept, a ramp
-        inv = 1.0 / (base ** shape)
-        low, high = s['low_freq_factor'], s['high_freq_factor']
-        lo, hi, wavelen = L0 / low, L0 / high, 2 * math.pi / inv
-        inv_l = torch.where(wavelen > lo, inv / factor, inv)
-        smooth = (L0 / wavelen - low) / (high - low)
-        mid = ~(wavelen < hi) * ~(wavelen > lo)
-        return torch.where(mid, (1 - smooth) * inv_l / factor + smooth * inv_l,
-                           inv_l), 1.0
-    if factor is None: factor = s['max_position_embeddings'] / L0
-    if kind == 'longrope':              # a factor per pair, the long set past L0
-        att = s.get('attention_factor')
-        if att is None:
-            att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(L0))
-        ext = s['long_factor'] if seq_len and seq_len > L0 else s['short_factor']
-        return 1.0 / (torch.tensor(ext, dtype=torch.float32) * base ** shape), att
-    def mscale(scale, m=1): return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1
-    att = s.get('attention_factor')    # yarn
-    if att is None and s.get('mscale') and s.get('mscale_all_dim'):
-        att = float(mscale(factor, s['mscale']) / mscale(factor, s['mscale_all_dim']))
-    if att is None: att = mscale(factor)
-    def dim_at(turns):                  # (transformers' operations, bit for bit)
-        return (d * math.log(L0 / (turns * 2 * math.pi))) / (2 * math.log(base))
-    lo, hi = dim_at(s.get('beta_fast') or 32), dim_at(s.get('beta_slow') or 1)
-    if s.get('truncate', True): lo, hi = math.floor(lo), math.ceil(hi)
-    lo, hi = max(lo, 0), min(hi, d - 1)
-    if lo == hi: hi += 0.001
-    ramp = ((torch.arange(d // 2, dtype=torch.float32) - lo) / (hi - lo)).clamp(0, 1)
-    keep, freqs = 1 - ramp, base ** shape   # keep 1: the pair's own rate, 0: slower
-    return (1.0 / (factor * freqs)) * (1 - keep) + (1.0 / freqs) * keep, att
+    return turned + torch.cat((-x2, x1), -1) * sin
 
 # %% ../nbs/08b_rope.ipynb #41548f29
 class Rotary(nn.Module):
@@ -188,7 +66,7 @@ class Rotary(nn.Module):
         self.theta = check_positive('theta', theta)
         if head_dim % 2: raise ValueError(f"rotary embeddings turn pairs of features: "
                                           f"head_dim={head_dim} must be even")
-        self.scaling = _check_scaling(scaling, head_dim, self.theta)
+        self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
         self.rope_type = self.scaling['rope_type']
         self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, self.theta,
                                                                  self.scaling)
