@@ -101,7 +101,6 @@ class _Slots:
         """Keep only the slots a later query may see with the layer's window `W`: from
         the first one some sequence still needs, or only those when they lie apart."""
         W, L = self.window, self.length
-        if W is None: return
         first, idx = max(0, L - W + 1), None
         if self.padded:
             if self.k.is_meta: raise ValueError(
@@ -202,18 +201,18 @@ class KVCache(_Slots):
             self.n_real = (pos.amax(1) + 1).clamp(min=self.next_position)
         self.length, self.n_seen = L + n, self.n_seen + n
         self.graph = self.graph or graph
-        self._evict()
+        if self.window is not None: self._evict()
         return out
 
     def _check(self, layer, k:Tensor, v:Tensor) -> int:
         "Refuse keys and values that cannot join the held ones; their count."
         if not (isinstance(k, Tensor) and isinstance(v, Tensor) and k.ndim == 4
-                == v.ndim and k.shape[:3] == v.shape[:3] and k.shape[2]
+                == v.ndim and (ks := k.shape)[:3] == v.shape[:3] and ks[2]
                 and k.dtype == v.dtype and k.device == v.device): raise ValueError(
             f"k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, n, d_v] of "
             f"one dtype and device, got " + " and ".join(
                 f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip() for t in (k, v)))
-        n, most = k.shape[2], layer.context_length
+        n, most = ks[2], layer.context_length
         if most is not None and self.n_seen + n > most: raise ValueError(
             f"{n} new positions after {self.n_seen} cached exceed the layer's "
             f"context_length={most}; raise it, or call cache.reset() for a new one")

@@ -460,5 +460,4 @@ def merge_heads(x:Tensor, # [B, H, T, d] per-head context vectors
     if x.ndim != 4:
         raise ValueError(f"x must have shape [B, H, T, d] (4 dims), "
                          f"got {list(x.shape)}")
-    B, H, T, d = x.shape
-    return x.transpose(1, 2).reshape(B, T, H * d)  # [B,H,T,d] -> [B,T,H,d] -> [B,T,H*d]
+    return x.transpose(1, 2).flatten(2)  # [B,H,T,d] -> [B,T,H,d] -> [B,T,H*d]
