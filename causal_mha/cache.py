@@ -191,7 +191,7 @@ class KVCache(_Slots):
         if pos is None and self.padded:
             pos = self.next_position[:, None] + torch.arange(n, device=k_new.device)
         k_pos = torch.cat((self.positions, pos), 1) if L and pos is not None else pos
-        out = attention(*self._write(k_new, v_new, graph), k_pos)  # may raise: no hold
+        out = attention(*self._write(k_new, v_new, graph), k_pos)  # raises: none held
         if graph and not self.differentiable:
             out = _guard(out, self.k, self.v, L if self.graph else 0)
         if pos is not None:                               # the positions written out
