@@ -83,7 +83,6 @@ class Positions:
         q_doc = None if self.doc is None else self.doc[..., -self.q.shape[-1]:]
         return visible(self.q, self.k, window, q_doc, self.doc)
 
-# %% ../nbs/08a_dispatch.ipynb #2b06a0f2
 def documents(pos:Tensor) -> Tensor:
     """Each token's document in a packed row: a new one starts wherever a real token's
     position is not the previous real token's plus one (pads, -1, are passed over), as
