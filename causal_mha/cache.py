@@ -21,7 +21,8 @@ _KIND = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
 
 def _kind(k:Tensor, v:Tensor) -> tuple:
     "What the keys and values of every call share, named by `_KIND`."
-    return (k.shape[0], k.shape[1], k.shape[3], v.shape[3], k.dtype, k.device)
+    (B, H, _, d), dv = k.shape, v.shape[3]
+    return (B, H, d, dv, k.dtype, k.device)
 
 def _guard(out, k:Tensor, v:Tensor, held:int):
     """Refuse backward through `out` once a later call has written into `k` or `v`, or

@@ -208,8 +208,16 @@ class Attention(nn.Module):
     def project(self, x:Tensor, valid:Tensor|None=None) -> tuple:
         """Queries `[B, H, T, d]`, keys and values `[B, Hkv, T, d]` from the fused
         projection of `x [B, T, D]`, with the QK-norm; where `valid [B, T]` is False (a
-        pad), all three are 0."""
-        d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
+        pad), all three are 0. Refuses `x` on another device than the weights, or of
+        another dtype outside autocast."""
+        d, proj = self.head_dim, self.qkv
+        if x.device != (w := proj.weight).device: raise ValueError(
+            f"x is on {x.device} but the module's weights are on {w.device}")
+        if x.dtype != w.dtype and (x.is_meta or not torch.is_autocast_enabled(
+                x.device.type)): raise TypeError(
+            f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
+            f"convert one of them, e.g. x.to({w.dtype})")
+        qkv = proj(x)                                        # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
         sizes = (H, (n - H) // 2, (n - H) // 2)
@@ -233,19 +241,14 @@ class Attention(nn.Module):
     def _check_input(self, x, cache, attention_mask, position_ids, need_weights,
                      explicit):
         "Refuse bad input to `forward`; the padding mask and the packed positions."
-        check_bool('need_weights', need_weights), check_bool('explicit', explicit)
+        if need_weights is not False or explicit is not False:   # (the usual: both)
+            check_bool('need_weights', need_weights), check_bool('explicit', explicit)
         D = self.d_model
         if not (isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == D
                 and x.shape[1]):
             raise ValueError(f"x must be a tensor [B, T >= 1, d_model={D}], got "
                              f"{shape_of(x)}")
-        w, T = self.qkv.weight, x.shape[1]
-        if x.device != w.device: raise ValueError(
-            f"x is on {x.device} but the module's weights are on {w.device}")
-        if x.dtype != w.dtype and (x.is_meta or not torch.is_autocast_enabled(
-                x.device.type)): raise TypeError(
-            f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
-            f"convert one of them, e.g. x.to({w.dtype})")
+        T = x.shape[1]
         if cache is not None and not isinstance(cache, KVCache):
             raise TypeError(f"cache must be a KVCache or None, got "
                             f"{type(cache).__name__}")

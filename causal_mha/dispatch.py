@@ -360,6 +360,8 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
                                      for n in (T, K)))
             mask = pos.visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
+    if T == 1 and pos is None and mask is None and window is None and sinks is None:
+        return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None  # 3. every key
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
     if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
     if mask is not None: return kernel(q, k, v, attn_mask=mask), None  # 2. ready mask
