@@ -241,7 +241,7 @@ class Attention(nn.Module):
     def _check_input(self, x, cache, attention_mask, position_ids, need_weights,
                      explicit):
         "Refuse bad input to `forward`; the padding mask and the packed positions."
-        if need_weights is not False or explicit is not False:   # (the usual: both)
+        if need_weights is not False or explicit is not False:  # both False: both fine
             check_bool('need_weights', need_weights), check_bool('explicit', explicit)
         D = self.d_model
         if not (isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == D
