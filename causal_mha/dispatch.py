@@ -135,8 +135,8 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None)
     keys are read once per kv head, not once per query head."""
     (B, H, T, d), Hkv = q.shape, k.shape[1]
     if Hkv < H and T == 1:                               # a group's heads as queries
-        if attn_mask is not None and attn_mask.shape[1] == H:  # a mask per query head
-            attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)
+        if attn_mask is not None and attn_mask.ndim == 4 and attn_mask.shape[1] == H:
+            attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)  # one per head
         q = _kernel(q.view(B, Hkv, -1, d), k, v, attn_mask, False, dropout_p, scale)
         return q.view(B, H, 1, -1)
     return F.scaled_dot_product_attention(
@@ -223,7 +223,6 @@ def _unpadded(q, k, v, W, kernel, block_size, sinks):
     T, K = q.shape[2], k.shape[2]
     if W is not None and K > T + W - 1:                    # keys no window reaches
         k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]
-    if T == 1: return kernel(q, k, v)                      # a decode step: every key
     if k.shape[2] == T and (W is None or T <= W) and sinks is None:
         return kernel(q, k, v, is_causal=True)
     return _blocked(q, k, v, None, W, kernel, block_size)
@@ -307,7 +306,8 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
        out, as section 4.1 does; returns the weights. The reference every other
        route is tested against.
     2. **ready mask** (`mask`): one `scaled_dot_product_attention` (SDPA) call.
-    3. **every key** (no `pos`, one query per sequence): the decode step, no mask.
+    3. **every key** (no `pos`, one query per sequence, no sinks): the decode step,
+       no mask; with a window, only the last `window` keys.
     4. **causal** (no `pos`, `K == T`, no window narrower than the call, no sinks):
        `is_causal=True`, no mask tensor.
     5. **by runs** (`pos` with `K == T`: packed documents, or padding without a
@@ -360,8 +360,10 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
                                      for n in (T, K)))
             mask = pos.visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
-    if T == 1 and pos is None and mask is None and window is None and sinks is None:
-        return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None  # 3. every key
+    if T == 1 and pos is None and mask is None and sinks is None:   # 3. every key
+        if window is not None and K > window:              # keys no window reaches
+            k, v = k[:, :, K - window:], v[:, :, K - window:]
+        return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
     if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
     if mask is not None: return kernel(q, k, v, attn_mask=mask), None  # 2. ready mask
