@@ -228,27 +228,33 @@ def _unpadded(q, k, v, W, kernel, block_size, sinks):
     return _blocked(q, k, v, None, W, kernel, block_size)
 
 def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
-    """Each stretch of one document's real tokens attended alone, the stretches of
-    one length in one kernel call, gathered by one index and put back by it; the other
-    slots 0. Rows cut into documents of one length `L` only are viewed as
-    `[B T / L, H, L, d]` instead, no copy."""
+    """Each stretch of one document's real tokens attended alone, stretches of one
+    length in one kernel call; the other slots 0. Rows are cut with `split` and joined
+    with `cat`, so backward joins each row's gradients in one `cat`. Rows cut into
+    documents of one length `L` are viewed as `[B T / L, H, L, d]` instead, no copy."""
     (B, H, T, _), dv, L = q.shape, v.shape[-1], runs[0][2] - runs[0][1]
-    tokens = [t.transpose(1, 2).flatten(0, 1) for t in (q, k, v)]  # [B T, h, d]
     if len(runs) * L == B * T and all(e - s == L for _, s, e in runs):
-        o = _unpadded(*(t.unflatten(0, (-1, L)).transpose(1, 2) for t in tokens), W,
-                      kernel, block_size, sinks)
+        qs, ks, vs = (t.transpose(1, 2).reshape(-1, L, *t.shape[1::2]).transpose(1, 2)
+                      for t in (q, k, v))
+        o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
         return o.transpose(1, 2).reshape(B, T, H, dv).transpose(1, 2)
-    first = {}                                           # length -> first slots
-    for b, s, e in runs: first.setdefault(e - s, []).append(b * T + s)
-    at = [(torch.tensor(f)[:, None] + torch.arange(n)).flatten()
-          for n, f in first.items()]
-    slots = torch.cat(at).to(q.device)                   # runs' slots, by length
-    groups = zip(*(t[slots].split([len(a) for a in at]) for t in tokens))
-    out = [_unpadded(*(g.unflatten(0, (-1, n)).transpose(1, 2) for g in group), W,
-                     kernel, block_size, sinks).transpose(1, 2).flatten(0, 1)
-           for n, group in zip(first, groups)]
-    out = q.new_zeros(B * T, H, dv).index_put((slots,), torch.cat(out))
-    return out.unflatten(0, (B, T)).transpose(1, 2)
+    cuts = [[] for _ in range(B)]                          # (start, end, a run?)
+    for b, s, e in runs:
+        cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
+    for row in cuts: row.append((row[-1][1] if row else 0, T, False))
+    pieces = [list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
+              for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))]
+    alike, out = {}, {}                                    # runs by length
+    for b, row in enumerate(cuts):
+        for i, (s, e, run) in enumerate(row):
+            if run: alike.setdefault(e - s, []).append((b, i))
+    for at in alike.values():
+        qs, ks, vs = (torch.stack(t) for t in zip(*(pieces[b][i] for b, i in at)))
+        o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
+        out.update(zip(at, o.unbind(0)))
+    return torch.stack([torch.cat([out[b, i] if run else q.new_zeros(H, e - s, dv)
+                                   for i, (s, e, run) in enumerate(row)], 1)
+                        for b, row in enumerate(cuts)])
 
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
 def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
