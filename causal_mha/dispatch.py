@@ -249,7 +249,7 @@ def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
         for i, (s, e, run) in enumerate(row):
             if run: alike.setdefault(e - s, []).append((b, i))
     for at in alike.values():                              # one run alone: a view
-        group = zip(*(pieces[b][i] for b, i in at))          # its q, k, v pieces
+        group = zip(*(pieces[b][i] for b, i in at))        # its q, k, v pieces
         qs, ks, vs = (t[0][None] if len(at) == 1 else torch.stack(t) for t in group)
         o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
         out.update(zip(at, o.unbind(0)))
