@@ -220,9 +220,7 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
 
 def _unpadded(q, k, v, W, kernel, block_size, sinks):
     "No padding: the last T of the K keys are the queries' own."
-    T, K = q.shape[2], k.shape[2]
-    if W is not None and K > T + W - 1:                    # keys no window reaches
-        k, v = k[:, :, K - T - W + 1:], v[:, :, K - T - W + 1:]
+    T = q.shape[2]
     if k.shape[2] == T and (W is None or T <= W) and sinks is None:
         return kernel(q, k, v, is_causal=True)
     return _blocked(q, k, v, None, W, kernel, block_size)
@@ -361,9 +359,9 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
                                      for n in (T, K)))
             mask = pos.visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
+    if pos is None and mask is None and window is not None and K > T + window - 1:
+        k, v = k[:, :, K - T - window + 1:], v[:, :, K - T - window + 1:]  # unseen
     if T == 1 and pos is None and mask is None and sinks is None:   # 3. every key
-        if window is not None and K > window:              # keys no window reaches
-            k, v = k[:, :, K - window:], v[:, :, K - window:]
         return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
     if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
