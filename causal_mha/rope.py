@@ -66,13 +66,10 @@ class Rotary(nn.Module):
         self.theta = check_positive('theta', theta)
         if head_dim % 2: raise ValueError(f"rotary embeddings turn pairs of features: "
                                           f"head_dim={head_dim} must be even")
-        self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
-        self.rope_type = self.scaling['rope_type']
-        self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, self.theta,
-                                                                 self.scaling)
-        self._start = self.inv_freq                          # 'dynamic': as at start
-        self._seen = self.scaling.get('max_position_embeddings')
-        self._on = {}                                        # device -> inv_freq there
+        s = self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
+        self.rope_type, self._seen = s['rope_type'], s.get('max_position_embeddings')
+        self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, theta, s)
+        self._start, self._on = self.inv_freq, {}  # as at start; inv_freq per device
 
     def extra_repr(self):
         kind = "" if self.rope_type == 'default' else f", rope_type={self.rope_type!r}"
@@ -89,8 +86,7 @@ class Rotary(nn.Module):
         else:
             inv, L, seen = self.inv_freq, s['max_position_embeddings'], self._seen
             if n > seen:                            # longer than ever: a larger base
-                inv, self.attention_scaling = rope_frequencies(
-                    self.head_dim, self.theta, s, n.cpu())
+                inv = rope_frequencies(self.head_dim, self.theta, s, n.cpu())[0]
                 self._seen = n
             if n < L and seen > L: inv, self._seen = self._start, L  # back within L
         if inv is not self.inv_freq: self.inv_freq, self._on = inv, {}
@@ -103,10 +99,8 @@ class Rotary(nn.Module):
         inv = self._on.get(pos.device)
         if inv is None: inv = self._on[pos.device] = self.inv_freq.to(pos.device)
         ang = pos.clamp(min=0).float()[..., None] * inv          # [..., T, d/2] float32
-        emb = torch.cat((ang, ang), -1)                      # pair i is (i, i + d/2)
-        cos, sin = (t * self.attention_scaling if self.attention_scaling != 1.0 else t
-                    for t in (emb.cos(), emb.sin()))
-        cos, sin = cos.to(dtype), sin.to(dtype)
+        e = torch.cat((ang, ang), -1)                      # pair i is (i, i + d/2)
+        cos, sin = ((t * self.attention_scaling).to(dtype) for t in (e.cos(), e.sin()))
         return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)
 
 # %% ../nbs/08b_rope.ipynb #28539c92
@@ -144,9 +138,7 @@ class RMSNorm(nn.Module):
 
     def forward(self, x:Tensor) -> Tensor:
         "`x [..., width]` normalised over its last axis: the same shape and dtype."
-        wide = torch.float32 if self.float32 else torch.promote_types(x.dtype,
-                                                                       torch.float32)
-        y = x.to(wide)
+        y = x if x.dtype == torch.float64 and not self.float32 else x.float()
         y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
         if self.unit_offset: return (y * (1.0 + self.weight.to(y.dtype))).to(x.dtype)
         return self.weight * y.to(x.dtype)

@@ -25,46 +25,35 @@ _ROPE_KEYS = {  # rotary type -> its settings, required and optional (transforme
 
 def check_rope_scaling(scaling, head_dim:int, theta:float) -> dict:
     """`scaling` as one rotary type's settings, checked: the type known, its settings
-    there, none it does not read ('max_position_embeddings' may come with any)."""
+    there, none it does not read ('max_position_embeddings' may come with any;
+    'partial_rotary_factor' 1.0 with any, a part only with 'proportional')."""
     if scaling is None: return {'rope_type': 'default'}
     if not isinstance(scaling, dict): raise TypeError(
-        f"scaling must be a dict of a rotary type and its settings (transformers' "
-        f"rope_parameters) or None, got {type(scaling).__name__}")
+        f"scaling must be a dict (rope_parameters) or None, got {type(scaling)}")
     s = dict(scaling)
     kind = s.setdefault('rope_type', 'default')
-    part = s.get('partial_rotary_factor', 1.0)
     if kind not in _ROPE_KEYS: raise ValueError(
-        f"scaling['rope_type']={kind!r}: Rotary computes "
-        f"{', '.join(map(repr, _ROPE_KEYS))}")
+        f"scaling['rope_type']={kind!r}: Rotary computes {list(_ROPE_KEYS)}")
     if s.pop('rope_theta', theta) != theta: raise ValueError(
-        f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}: give "
-        f"the base once, as theta")
-    if kind != 'proportional' and s.pop('partial_rotary_factor', 1.0) != 1.0:
-        raise ValueError(
-            f"scaling['partial_rotary_factor']={part!r}: rope_type {kind!r} turns "
-            f"every feature pair of the head (1.0); 'proportional' turns a part")
-    if not 0 < part <= 1: raise ValueError(
-        f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}")
+        f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}")
+    if kind != 'proportional' and s.get('partial_rotary_factor') == 1.0:
+        del s['partial_rotary_factor']                   # every pair turns: the default
     need, may = _ROPE_KEYS[kind]
-    missing = [k for k in need if k not in s]
-    extra = sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may})
-    if missing: raise ValueError(f"rope_type {kind!r} needs scaling[{missing[0]!r}] "
-                                 f"(it needs {', '.join(need)})")
-    if extra: raise ValueError(
-        f"scaling[{extra[0]!r}] is not a setting of rope_type {kind!r} (its settings: "
-        f"{', '.join(need + may) or 'none'})")
+    if missing := [k for k in need if k not in s]: raise ValueError(
+        f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it needs {need})")
+    if extra := sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may}):
+        raise ValueError(f"scaling[{extra[0]!r}] is not a setting of rope_type "
+                         f"{kind!r} (its settings: {need + may})")
     for k in ('factor', 'original_max_position_embeddings', 'max_position_embeddings'):
         if s.get(k) is not None: check_positive(f"scaling[{k!r}]", s[k])
-    reads_L = kind == 'dynamic' or (kind in ('yarn', 'longrope')
-                                    and s.get('factor') is None)
-    if reads_L and not isinstance(s.get('max_position_embeddings'), int):
-        raise ValueError(
-        f"rope_type {kind!r}{'' if kind == 'dynamic' else ' without a factor'} needs "
-        f"scaling['max_position_embeddings'], the model's max_position_embeddings")
+    if not 0 < (part := s.get('partial_rotary_factor', 1.0)) <= 1: raise ValueError(
+        f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}")
+    reads = kind == 'dynamic' or kind in ('yarn', 'longrope') and not s.get('factor')
+    if reads and not isinstance(s.get('max_position_embeddings'), int):
+        raise ValueError(f"rope_type {kind!r} needs scaling['max_position_embeddings']")
     for k in ('short_factor', 'long_factor') if kind == 'longrope' else ():
         if len(s[k]) != head_dim // 2: raise ValueError(
-            f"scaling[{k!r}] has {len(s[k])} entries, expected head_dim // 2 = "
-            f"{head_dim // 2}")
+            f"scaling[{k!r}] has {len(s[k])} entries, not head_dim/2 = {head_dim//2}")
     return s
 
 # %% ../nbs/00a_rope_types.ipynb #41b5552d
@@ -79,7 +68,8 @@ def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
         theta: the base.
         scaling: a rotary type and its settings, under transformers' `rope_parameters`
             names (None: the default type).
-        seq_len: the longest sequence so far ('dynamic', 'longrope'; None: as at start).
+        seq_len: the longest sequence so far, an int or a CPU tensor ('dynamic',
+            'longrope'; None: as at start).
 
     Returns:
         `(inv_freq, attention_scaling)`: the float32 frequencies `[d/2]`, pair `i`
@@ -102,11 +92,9 @@ def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
         return inv / s.get('factor', 1.0), 1.0
     if kind == 'dynamic':               # NTK: a larger base past the trained length
         L = s['max_position_embeddings']
-        seq_len = L if seq_len is None else torch.clamp(seq_len, min=L) if isinstance(
-            seq_len, Tensor) else max(seq_len, L)
-        base = base * ((factor * seq_len / L) - (factor - 1)) ** (d / (d - 2))
-        on = seq_len.device if isinstance(seq_len, Tensor) else 'cpu'
-        return 1.0 / (base ** shape.to(on)), 1.0
+        n = L if seq_len is None else torch.as_tensor(seq_len).clamp(min=L)
+        base = base * ((factor * n / L) - (factor - 1)) ** (d / (d - 2))
+        return 1.0 / (base ** shape), 1.0
     L0 = s['original_max_position_embeddings']
     if kind == 'llama3':                # long wavelengths slower, short kept, a ramp
         inv = 1.0 / (base ** shape)
