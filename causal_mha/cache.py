@@ -31,13 +31,10 @@ def _guard(out, k:Tensor, v:Tensor, held:int):
     use = "use a KVCache(differentiable=True)"
 
     def check(grad_outputs):
-        if held: raise RuntimeError(
-            f"this KVCache holds {held} positions written with autograd on but keeps "
-            f"no graph for them, so their gradient would be missing: {use}, or fill it "
-            f"under torch.no_grad()")
+        if held: raise RuntimeError(f"this KVCache holds {held} positions written with "
+                                    f"autograd on but not their graph: {use}")
         if (k._version, v._version) != versions: raise RuntimeError(
-            f"backward reached keys/values that a later call has overwritten since: "
-            f"call backward before the next cached call, or {use}")
+            f"backward reached keys/values that a later call has overwritten: {use}")
 
     for t in out if isinstance(out, tuple) else (out,):
         if isinstance(t, Tensor) and t.grad_fn is not None:
@@ -105,8 +102,7 @@ class _Slots:
         first, idx = max(0, L - W + 1), None
         if self.padded:
             if self.k.is_meta: raise ValueError(
-                "padding with a window needs the positions' values to drop old slots, "
-                "and tensors on the meta device hold none: run on a real device")
+                "padding with a window reads positions, which meta tensors do not hold")
             need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
             idx = need.nonzero()[:, 0].tolist()              # one host sync
             first = idx[0] if idx else L
@@ -215,8 +211,7 @@ class KVCache(_Slots):
                 f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip() for t in (k, v)))
         n, most = ks[2], layer.context_length
         if most is not None and self.n_seen + n > most: raise ValueError(
-            f"{n} new positions after {self.n_seen} cached exceed the layer's "
-            f"context_length={most}; raise it, or call cache.reset() for a new one")
+            f"{n} new + {self.n_seen} cached positions exceed context_length={most}")
         own = "use one KVCache per attention layer, or call cache.reset() for a new one"
         if not self.n_seen: self.reset()               # (a failed first call's buffers)
         elif (new := _kind(k, v)) != (was := _kind(self.k, self.v)):
@@ -233,13 +228,11 @@ class KVCache(_Slots):
         """Forget every position after the first `n` seen, without a copy (speculative
         decoding, another continuation of a prefix). `crop(0)` empties the cache."""
         n, base, W = check_int('n', n, 0), self.n_seen - self.length, self.window
-        if n > self.n_seen:
-            raise ValueError(f"n={n} exceeds the {self.n_seen} positions seen")
+        if n > self.n_seen: raise ValueError(f"n={n} exceeds n_seen={self.n_seen}")
         drop = self.n_seen - n
         if drop and W is not None and base and (self.padded or n - W + 1 < base):
             raise ValueError(f"n={n}: the window of {W} has dropped every position "
-                             f"before {base}, which the next query would see" + (
-                                 " (padded: a crop needs them all)" * self.padded))
+                             f"before {base}, which the next query would see")
         if drop and self.padded:                          # each sequence's real tokens
             self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
         self.length, self.n_seen = self.length - drop, n

@@ -185,8 +185,7 @@ def _window_starts(pos:Positions, S:int, W:int) -> list:
     first = q.unflatten(1, (-1, S)).amin(-1)               # [B, blocks] first query
     slots = torch.searchsorted(pos.k.cummax(-1).values.contiguous(), first - W + 1)
     if slots.is_meta: raise ValueError(
-        "padding with a window needs the positions' values to find each block's keys, "
-        "and tensors on the meta device hold none: run on a real device")
+        "padding with a window reads positions, which meta tensors do not hold")
     return slots.amin(0).tolist()
 
 @cache
