@@ -9,8 +9,8 @@ from functools import partial
 import torch
 from torch import nn, Tensor
 from .ground import (check_int, check_bool, check_dropout, check_finite,
-                               check_heads, check_positive, check_attention_mask,
-                               check_position_ids, merge_heads, shape_of)
+                               check_heads, check_positive, check_layer_input,
+                               merge_heads)
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
@@ -179,8 +179,12 @@ class Attention(nn.Module):
                 sequence with no real token; `position_ids` is negative at a real token
                 or comes with a cache; with `scan_inputs`, `x` holds NaN/inf.
         """
-        valid, pos = self._check_input(x, cache, attention_mask, position_ids,
-                                       need_weights, explicit)
+        valid, pos = check_layer_input(
+            x, self.d_model, self.qkv.weight, cache, KVCache, self.context_length,
+            attention_mask, position_ids)
+        if need_weights is not False or explicit is not False:  # both False: both fine
+            check_bool('need_weights', need_weights), check_bool('explicit', explicit)
+        if self.scan_inputs: check_finite(x)
         q, k, v = self.project(x, valid)                     # [B, H | Hkv, T, d]
         doc = None if pos is None else documents(pos)        # packed rows
         if pos is None and (valid is not None or self.rotary is not None
@@ -208,16 +212,8 @@ class Attention(nn.Module):
     def project(self, x:Tensor, valid:Tensor|None=None) -> tuple:
         """Queries `[B, H, T, d]`, keys and values `[B, Hkv, T, d]` from the fused
         projection of `x [B, T, D]`, with the QK-norm; where `valid [B, T]` is False (a
-        pad), all three are 0. Refuses `x` on another device than the weights, or of
-        another dtype outside autocast."""
-        d, proj = self.head_dim, self.qkv
-        if x.device != (w := proj.weight).device: raise ValueError(
-            f"x is on {x.device} but the module's weights are on {w.device}")
-        if x.dtype != w.dtype and (x.is_meta or not torch.is_autocast_enabled(
-                x.device.type)): raise TypeError(
-            f"x has dtype {x.dtype} but the module's weights have dtype {w.dtype}; "
-            f"convert one of them, e.g. x.to({w.dtype})")
-        qkv = proj(x)                                        # [B, T, (H + 2 Hkv) d]
+        pad), all three are 0."""
+        d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
         sizes = (H, (n - H) // 2, (n - H) // 2)
@@ -237,31 +233,3 @@ class Attention(nn.Module):
         positions `pos` (`[T]` or `[B, T]`); the angles computed once for both."""
         cos, sin = self.rotary(pos, q.dtype)
         return rotate(q, cos, sin), rotate(k, cos, sin)
-
-    def _check_input(self, x, cache, attention_mask, position_ids, need_weights,
-                     explicit):
-        "Refuse bad input to `forward`; the padding mask and the packed positions."
-        if need_weights is not False or explicit is not False:  # both False: both fine
-            check_bool('need_weights', need_weights), check_bool('explicit', explicit)
-        D = self.d_model
-        if not (isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == D
-                and x.shape[1]):
-            raise ValueError(f"x must be a tensor [B, T >= 1, d_model={D}], got "
-                             f"{shape_of(x)}")
-        T = x.shape[1]
-        if cache is not None and not isinstance(cache, KVCache):
-            raise TypeError(f"cache must be a KVCache or None, got "
-                            f"{type(cache).__name__}")
-        if (P := 0 if cache is None else cache.n_seen) + T > self.context_length:
-            raise ValueError(f"{T} new positions after {P} cached exceed "
-                             f"context_length={self.context_length}; raise "
-                             f"context_length, or call cache.reset() to start a new "
-                             f"sequence")
-        if self.scan_inputs: check_finite(x)
-        valid = None if attention_mask is None else check_attention_mask(
-            attention_mask, x, allow_empty=cache is not None)
-        if position_ids is not None and cache is not None: raise ValueError(
-            "position_ids (packed documents) came with a cache: a cache continues one "
-            "sequence per row; pass one or the other")
-        if position_ids is None: return valid, None
-        return valid, check_position_ids(position_ids, x, valid)

@@ -437,6 +437,43 @@ def check_position_ids(p, # position_ids: integers [B, T]
                          f"got {p[bad][:5].tolist()}")
     return p
 
+def check_layer_input(x, # the new positions: a tensor [B, T >= 1, d_model]
+                      d_model:int, # the layer's width
+                      weight:Tensor, # one of its weights: their device and dtype
+                      cache, # the cache given, or None
+                      cache_type:type, # the cache class the layer fills
+                      context_length:int|None, # most positions a sequence holds
+                      attention_mask=None, # [B, T] bool or 0/1, True/1 = real
+                      position_ids=None, # [B, T] packed rows' positions
+                     ) -> tuple: # (valid [B, T] bool or None, positions or None)
+    """An attention layer's input, refused by name where it does not fit: `x` on the
+    weights' device and of their dtype (outside autocast), a `cache` of `cache_type`
+    with room for `x`'s positions, the mask and positions checked as above, and not
+    packed rows with a cache (a cache continues one sequence per row)."""
+    if not (isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == d_model
+            and x.shape[1]): raise ValueError(
+        f"x must be a tensor [B, T >= 1, d_model={d_model}], got {shape_of(x)}")
+    if x.device != weight.device: raise ValueError(
+        f"x is on {x.device} but the module's weights are on {weight.device}")
+    if x.dtype != weight.dtype and (x.is_meta or not torch.is_autocast_enabled(
+            x.device.type)): raise TypeError(
+        f"x has dtype {x.dtype} but the module's weights have dtype {weight.dtype}; "
+        f"convert one of them, e.g. x.to({weight.dtype})")
+    if cache is not None and not isinstance(cache, cache_type): raise TypeError(
+        f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}")
+    P, T = 0 if cache is None else cache.n_seen, x.shape[1]
+    if context_length is not None and P + T > context_length: raise ValueError(
+        f"{T} new positions after {P} cached exceed context_length={context_length}; "
+        f"raise context_length, or call cache.reset() to start a new sequence")
+    valid = None if attention_mask is None else check_attention_mask(
+        attention_mask, x, allow_empty=cache is not None)
+    if position_ids is None: return valid, None
+    if cache is not None: raise ValueError(
+        "position_ids (packed documents) came with a cache: a cache continues one "
+        "sequence per row; pass one or the other")
+    return valid, check_position_ids(position_ids, x, valid)
+
+
 # %% ../nbs/00_ground.ipynb #571079c3
 def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
                 n_heads:int, # H, number of heads; D must be divisible by H

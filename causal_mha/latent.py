@@ -10,8 +10,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
 from .ground import (
-    document, check_int, check_bool, check_positive, shape_of, merge_heads)
-from .ground import check_attention_mask, check_position_ids
+    document, check_int, check_bool, check_positive, merge_heads)
+from .ground import check_layer_input
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
@@ -180,7 +180,10 @@ class LatentAttention(nn.Module):
         `absorb`, W_UK is merged into the query and W_UV applied after attention (the
         same result)."""
         # [B, T] or None each
-        valid, pos = self._check_input(x, cache, attention_mask, position_ids, absorb)
+        valid, pos = check_layer_input(
+            x, self.d_model, self.kv_b_proj.weight, cache, LatentCache,
+            self.context_length, attention_mask, position_ids)
+        check_bool('absorb', absorb)
         # packed rows: each token's document
         doc = None if pos is None else documents(pos)
         if pos is None:
@@ -201,39 +204,6 @@ class LatentAttention(nn.Module):
         else:
             out = cache.attend(self, key, key[..., :0], k_pos, finish)
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
-
-    def _check_input(self, x, cache, attention_mask, position_ids, absorb):
-        """Refuse bad input to `forward`, naming the argument, its value and what was
-        expected; the mask and positions."""
-        check_bool('absorb', absorb)
-        w = self.kv_b_proj.weight
-        if (not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model
-                or x.shape[1] == 0 or x.dtype != w.dtype):
-            raise ValueError(f"x must be a [B, T >= 1, d_model={self.d_model}] tensor "
-                             f"of dtype {w.dtype}, got {shape_of(x)}"
-                             + (f" {x.dtype}" if isinstance(x, Tensor) else ""))
-        if x.device != w.device:
-            raise ValueError(f"x is on {x.device} but the module's weights are on "
-                             f"{w.device}")
-        if cache is not None and not isinstance(cache, LatentCache):
-            raise TypeError(f"cache must be a LatentCache or None, "
-                            f"got {type(cache).__name__}")
-        P, T = (0 if cache is None else cache.n_seen), x.shape[1]
-        if self.context_length is not None and P + T > self.context_length:
-            raise ValueError(f"{T} new positions after {P} cached exceed "
-                             f"context_length={self.context_length}; raise "
-                             f"context_length, or call cache.reset() to start a new "
-                             f"sequence")
-        valid = None
-        if attention_mask is not None:
-            valid = check_attention_mask(attention_mask, x,
-                                         allow_empty=cache is not None)
-        if position_ids is None: return valid, None
-        if cache is not None:
-            raise ValueError("position_ids (packed documents) came with a cache: a "
-                             "cache continues one sequence per row; pass one or the "
-                             "other")
-        return valid, check_position_ids(position_ids, x, valid)
 
     def project(self,
                 x:Tensor, # [B, T, d_model] the inputs
