@@ -30,12 +30,9 @@ def token_positions(T:int, start:int|Tensor=0, valid:Tensor|None=None,
     Returns:
         `[T]`, or `[B, T]` with padding or a start per sequence (-1 at pads).
     """
-    if valid is None:
-        first = start[:, None] if isinstance(start, Tensor) else start
-        return first + torch.arange(T, device=device)
-    if not isinstance(start, Tensor):
-        start = valid.new_full(valid.shape[:1], start, dtype=torch.long)
-    return (start[:, None] + valid.cumsum(1) - 1).masked_fill(~valid, -1)
+    first = start[:, None] if isinstance(start, Tensor) else start
+    if valid is None: return first + torch.arange(T, device=device)
+    return (first + valid.cumsum(1) - 1).masked_fill(~valid, -1)
 
 # %% ../nbs/08a_dispatch.ipynb #c96a3a94
 def visible(q_pos:Tensor, k_pos:Tensor, window:int|None=None, q_doc:Tensor|None=None,
@@ -110,8 +107,7 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
     if mask.ndim == 3: mask = mask[:, None]
     per_head = mask.ndim == 4 and mask.shape[1] > 1  # -> [.., Hkv|1, G|1, T, K]
     mask = mask.unflatten(-3, (Hkv, -1)) if per_head else mask.unsqueeze(-3)
-    bias = None if mask.dtype == torch.bool else mask    # additive: onto the scores
-    mask = mask if bias is None else mask > -math.inf
+    bias, mask = (None, mask) if mask.dtype == torch.bool else (mask, mask > -math.inf)
     seen = mask.any(-1, keepdim=True)                    # rows that see some key
     s = (q.unflatten(1, (Hkv, -1)) * scale) @ k[:, :, None].transpose(-2, -1)
     if softcap is not None: s = softcap * torch.tanh(s / softcap)   # Gemma 2
@@ -123,8 +119,7 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
         mask = F.pad(mask.expand(*sink.shape[:-1], -1), (0, 1), value=True)
     # 4.4's masked softmax, filling the scores in place (they are this call's own)
     w = torch.softmax(s.masked_fill_(~mask, -math.inf), -1)[..., :k.shape[2]]
-    if torch.compiler.is_compiling() or not seen.all():  # a row with no key: 0
-        w = w.masked_fill(~seen, 0)
+    if torch.compiler.is_compiling() or not seen.all(): w = w.masked_fill(~seen, 0)
     if dropout_p: w = F.dropout(w, dropout_p)            # on the weights (4.6)
     return (w @ v[:, :, None]).flatten(1, 2), w.flatten(1, 2)
 
@@ -152,9 +147,8 @@ def _with_sink(q, k, v, sinks, kernel, scale):
     sink = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))         # [0, .., 0, 1]: the logit
 
     def call(q, k, v, attn_mask=None):
-        if attn_mask is not None:
-            keep = True if attn_mask.dtype == torch.bool else 0.0
-            attn_mask = F.pad(attn_mask, (0, 1), value=keep)
+        if attn_mask is not None:                        # every query sees the sink
+            attn_mask = F.pad(attn_mask, (0, 1), value=attn_mask.dtype == torch.bool)
         k = torch.cat((k, sink.expand(k.shape[0], -1, -1, -1)), 2)
         return kernel(q, k, F.pad(v, (0, 0, 0, 1)), attn_mask=attn_mask, scale=scale)
     return q, F.pad(k, (0, 1)), v, call
@@ -210,9 +204,8 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
     out = []
     for t, lo in zip(starts, los):
         lo, hi = min(lo, K - T + t), K - T + min(t + S, T)  # its first .. last key
-        doc = (None, None) if pos.doc is None else (
-            pos.doc[..., K - T + t:hi], pos.doc[..., lo:hi])
-        m = visible(pos.q[..., t:t + S], pos.k[..., lo:hi], W, *doc)
+        doc = None if pos.doc is None else pos.doc[..., lo:hi]  # the queries' last
+        m = Positions(pos.q[..., t:t + S], pos.k[..., lo:hi], doc).visible(W)
         out.append(kernel(q[:, :, t:t + S], k[:, :, lo:hi], v[:, :, lo:hi],
                           attn_mask=m[:, None] if m.ndim == 3 else m))
     return out[0] if len(out) == 1 else torch.cat(out, 2)
@@ -235,16 +228,13 @@ def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
                       for t in (q, k, v))
         o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
         return o.transpose(1, 2).reshape(B, T, H, dv).transpose(1, 2)
-    cuts = [[] for _ in range(B)]                          # (start, end, a run?)
+    cuts, alike, out = [[] for _ in range(B)], {}, {}    # (start, end, a run?) per row
     for b, s, e in runs:
         cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
+        alike.setdefault(e - s, []).append((b, len(cuts[b]) - 1))  # runs by length
     for row in cuts: row.append((row[-1][1] if row else 0, T, False))
     pieces = [list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
               for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))]
-    alike, out = {}, {}                                    # runs by length
-    for b, row in enumerate(cuts):
-        for i, (s, e, run) in enumerate(row):
-            if run: alike.setdefault(e - s, []).append((b, i))
     for at in alike.values():                              # one run alone: a view
         group = zip(*(pieces[b][i] for b, i in at))        # its q, k, v pieces
         qs, ks, vs = (t[0][None] if len(at) == 1 else torch.stack(t) for t in group)
@@ -282,8 +272,7 @@ def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_s
         raise ValueError(f"sinks must be a tensor [H] = [{H}] (a logit per query "
                          f"head), got {shape_of(sinks)}")
     if window is not None: check_int('window', window, 1)
-    if scale is not None: check_positive('scale', scale)
-    if softcap is not None: check_positive('softcap', softcap)
+    for n, x in (('scale', scale), ('softcap', softcap)): check_positive(n, x, True)
     if dropout_p: check_dropout(dropout_p, 'dropout_p')
     if block_size != 1024: check_int('block_size', block_size, 1)
 
