@@ -94,16 +94,12 @@ class Attention(nn.Module):
         if H % Hkv: raise ValueError(f"n_kv_heads={Hkv} must divide n_heads={H}")
         if qk_norm not in (None, 'head', 'proj'):
             raise ValueError(f"qk_norm must be 'head', 'proj' or None, got {qk_norm!r}")
-        if rope_theta is not None and d % 2: raise ValueError(
-            f"rotary embeddings turn pairs of features: head_dim={d}" + (
-                "" if head_dim else f" (d_model={D} // n_heads={H})") + " must be even")
         if rope_scaling is not None and rope_theta is None: raise ValueError(
             f"rope_scaling={rope_scaling!r} needs rope_theta, the base")
         for name, flag in (('sinks', sinks), ('qkv_bias', qkv_bias),
                            ('out_bias', out_bias)): check_bool(name, flag)
         if dtype is not None and not getattr(dtype, 'is_floating_point', False):
-            raise TypeError(f"dtype must be a floating torch.dtype or None, got "
-                            f"{dtype!r}")
+            raise TypeError(f"dtype must be a floating torch.dtype, got {dtype!r}")
         self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = D, H, Hkv, d
         self.context_length = check_int('context_length', context_length, 1)
         self.window = None if window is None else check_int('window', window, 1)
@@ -120,24 +116,19 @@ class Attention(nn.Module):
             self.q_norm, self.k_norm = norm(wq), norm(wk)
         if isinstance(rope_scaling, dict):  # the trained length, for types that read it
             rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
-        self.rotary = None if rope_theta is None else Rotary(d, rope_theta,
-                                                             rope_scaling)
+        self.rotary = rope_theta and Rotary(d, rope_theta, rope_scaling)  # or None
         self.out_proj = nn.Linear(H * d, D, bias=out_bias, **kw)   # mixes the heads
         self.sinks = nn.Parameter(torch.zeros(H, **kw)) if sinks else None
 
     def extra_repr(self):
-        rope = getattr(self.rotary, 'rope_type', 'default')
-        Hkv = self.n_kv_heads
-        on = dict(n_kv_heads=None if Hkv == self.n_heads else Hkv,
-                  window=self.window, rope_theta=self.rope_theta,
-                  rope_type=None if rope == 'default' else rope, qk_norm=self.qk_norm,
+        rope, Hkv = getattr(self.rotary, 'rope_type', None), self.n_kv_heads
+        on = dict(d_model=self.d_model, n_heads=self.n_heads, head_dim=self.head_dim,
+                  context_length=self.context_length, rope_theta=self.rope_theta,
+                  rope_type=None if rope == 'default' else rope, window=self.window,
+                  n_kv_heads=None if Hkv == self.n_heads else Hkv, qk_norm=self.qk_norm,
                   query_scale=self.query_scale, softcap=self.softcap,
-                  sinks=self.sinks is not None or None)
-        return ", ".join(
-            [f"d_model={self.d_model}, n_heads={self.n_heads}, head_dim="
-             f"{self.head_dim}, context_length={self.context_length}"]
-            + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
-               for k, v in on.items() if v is not None] + [f"dropout={self.dropout}"])
+                  sinks=self.sinks is not None or None, dropout=self.dropout)
+        return ", ".join(f"{k}={v!r}" for k, v in on.items() if v is not None)
 
     def forward(self, x:Tensor, cache:KVCache|None=None, *,
                 attention_mask:Tensor|None=None, position_ids:Tensor|None=None,
@@ -182,8 +173,7 @@ class Attention(nn.Module):
         valid, pos = check_layer_input(
             x, self.d_model, self.qkv.weight, cache, KVCache, self.context_length,
             attention_mask, position_ids)
-        if need_weights is not False or explicit is not False:  # both False: both fine
-            check_bool('need_weights', need_weights), check_bool('explicit', explicit)
+        check_bool('need_weights', need_weights), check_bool('explicit', explicit)
         if self.scan_inputs: check_finite(x)
         q, k, v = self.project(x, valid)                     # [B, H | Hkv, T, d]
         doc = None if pos is None else documents(pos)        # packed rows

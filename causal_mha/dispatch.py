@@ -253,16 +253,14 @@ def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_s
         f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv "
         f"dividing H and T <= K, got {shape_of(q)}, {shape_of(k)}, {shape_of(v)}")
     (B, H, T, _), K = qs, ks[2]
-    if pos is not None and mask is not None:
-        raise ValueError("pos and mask were both given: a ready mask already says "
-                         "which keys each query sees; pass one of them")
+    if pos is not None and mask is not None: raise ValueError(
+        "pos and mask were both given: a ready mask says who sees whom; pass one")
     if pos is not None and not isinstance(pos, Positions):
         raise TypeError(f"pos must be a Positions or None, got {type(pos).__name__}")
     if pos is not None and ((pos.q.shape[-1], pos.k.shape[-1]) != (T, K) or pos.doc
                             is not None and (pos.doc.shape != pos.k.shape or K != T)):
         raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key positions "
-                         f"(doc: [B, K], only with K == T), got {shape_of(pos.q)}, "
-                         f"{shape_of(pos.k)}")
+                         f"(doc: K == T), got {shape_of(pos.q)}, {shape_of(pos.k)}")
     if mask is not None and not (isinstance(mask, Tensor) and mask.ndim == 4
                                  and mask.shape[0] in (1, B) and mask.shape[1] in (1, H)
                                  and mask.shape[2:] == (T, K)): raise ValueError(
