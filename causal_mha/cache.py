@@ -74,8 +74,7 @@ class _Slots:
         kb[:, :, e - n:e], vb[:, :, e - n:e] = k, v
         return kb[:, :, s:e], vb[:, :, s:e]
 
-    def _move(self, cap:int, k:Tensor=None, v:Tensor=None, keep=slice(None),
-              graph=False):
+    def _move(self, cap:int, k=None, v=None, keep=slice(None), graph=False):
         """New buffers of `cap` slots, the held slots (those `keep` picks) first; empty
         ones take their shapes from `k` and `v`. `graph`: the copy keeps autograd's."""
         if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
@@ -146,17 +145,16 @@ class KVCache(_Slots):
             and `crop`, a bad index or count.
     """
     def __init__(self, *, differentiable:bool=False):
-        check_bool('differentiable', differentiable)
-        self.differentiable = differentiable
+        self.differentiable = check_bool('differentiable', differentiable)
         self.reset()
 
     def reset(self):
         """Forget every position and free the buffers: the cache takes any batch again.
         (`graph`: a held position was written with autograd on.)"""
-        self.k = self.v = self.pos = None
-        self.start = self.length = self.n_allocs = self.n_copied = 0
-        self.n_seen, self.n_real, self.graph = 0, None, False  # [B] real, once padded
+        self.k = self.v = self.pos = self.n_real = None   # n_real: [B], once padded
         self.owner = self.window = self.max_length = None      # the filling layer's
+        self.start = self.length = self.n_allocs = self.n_copied = self.n_seen = 0
+        self.graph = False
 
     padded = property(lambda self: self.n_real is not None)
     next_position = property(lambda self: self.n_real if self.padded else self.n_seen)
@@ -212,14 +210,13 @@ class KVCache(_Slots):
         n, most = ks[2], layer.context_length
         if most is not None and self.n_seen + n > most: raise ValueError(
             f"{n} new + {self.n_seen} cached positions exceed context_length={most}")
-        own = "use one KVCache per attention layer, or call cache.reset() for a new one"
         if not self.n_seen: self.reset()               # (a failed first call's buffers)
         elif (new := _kind(k, v)) != (was := _kind(self.k, self.v)):
             name, a, b = next(t for t in zip(_KIND, new, was) if t[1] != t[2])
-            raise ValueError(f"the new keys have {name}={a} but the cache holds "
-                             f"{name}={b}; {own}")
+            raise ValueError(f"new keys have {name}={a} but the cache holds {name}={b}")
         elif layer.uid != self.owner: raise ValueError(
-            f"the cache holds positions written by another attention layer; {own}")
+            "the cache holds positions written by another attention layer: use one "
+            "KVCache per layer, or call cache.reset() for a new sequence")
         self.owner, self.window, self.max_length = (layer.uid, layer.window,
                                                     layer.context_length)
         return n

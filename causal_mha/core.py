@@ -186,9 +186,8 @@ class Attention(nn.Module):
         def finish(k, v, k_pos):                             # attend, mix the heads
             where = None if k_pos is None else Positions(pos, k_pos, doc)
             ctx, w = attend(q, k, v, where, window=self.window, scale=self.query_scale,
-                            dropout_p=self.dropout if self.training else 0.0,
-                            softcap=self.softcap, sinks=self.sinks,
-                            explicit=explicit or need_weights)
+                            dropout_p=self.dropout * self.training, sinks=self.sinks,
+                            softcap=self.softcap, explicit=explicit or need_weights)
             return self.out_proj(merge_heads(ctx)), w        # [B, T, D]
 
         k_pos = None if pos is None or pos.ndim == 1 else pos
@@ -206,15 +205,10 @@ class Attention(nn.Module):
         d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
-        sizes = (H, (n - H) // 2, (n - H) // 2)
-        if self.qk_norm == 'proj':                           # OLMo 2: whole projections
-            q, k, v = qkv.split([s * d for s in sizes], -1)
-            q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2)
-                       for t in (self.q_norm(q), self.k_norm(k), v))
-        else:
-            heads = qkv.view(*x.shape[:2], n, d).transpose(1, 2)  # [B, n, T, d] views
-            q, k, v = heads.split_with_sizes(sizes, 1)
-            if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)
+        q, k, v = qkv.split([H * d, (n - H) // 2 * d, (n - H) // 2 * d], -1)  # views
+        if self.qk_norm == 'proj': q, k = self.q_norm(q), self.k_norm(k)  # OLMo 2
+        q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2) for t in (q, k, v))
+        if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)  # per head
         if valid is None: return q, k, v
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
 

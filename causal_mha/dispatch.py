@@ -80,6 +80,11 @@ class Positions:
         q_doc = None if self.doc is None else self.doc[..., -self.q.shape[-1]:]
         return visible(self.q, self.k, window, q_doc, self.doc)
 
+    @staticmethod
+    def last(T:int, K:int, device=None) -> Positions:
+        "`T` queries that are the last of `K` consecutive keys: no padding."
+        return Positions(*(torch.arange(n, device=device) + K - n for n in (T, K)))
+
 def documents(pos:Tensor) -> Tensor:
     """Each token's document in a packed row: a new one starts wherever a real token's
     position is not the previous real token's plus one (pads, -1, are passed over), as
@@ -92,8 +97,7 @@ def documents(pos:Tensor) -> Tensor:
         `[B, T]` int64 document index, increasing along each row.
     """
     real, slot = pos >= 0, torch.arange(pos.shape[-1], device=pos.device)
-    last = torch.where(real, slot, -1).cummax(-1).values   # the last real slot so far
-    prev = F.pad(last[..., :-1], (1, 0), value=-1)
+    prev = F.pad(torch.where(real, slot, -1).cummax(1).values[:, :-1], (1, 0), value=-1)
     prev_pos = pos.gather(-1, prev.clamp(min=0)).masked_fill(prev < 0, -2)
     return (real & (pos != prev_pos + 1)).long().cumsum(-1)
 
@@ -103,10 +107,9 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
     with soft-capping and sinks. `mask`: bool, True = may attend, or float, added to
     the scores, `[T, K]`, `[B, T, K]` or `[B, H or 1, T, K]`. A row that sees no key
     gets weights 0, as the fused kernel gives it. Returns (ctx, weights)."""
-    H, Hkv = q.shape[1], k.shape[1]
-    if mask.ndim == 3: mask = mask[:, None]
-    per_head = mask.ndim == 4 and mask.shape[1] > 1  # -> [.., Hkv|1, G|1, T, K]
-    mask = mask.unflatten(-3, (Hkv, -1)) if per_head else mask.unsqueeze(-3)
+    Hkv, mask = k.shape[1], mask[:, None] if mask.ndim == 3 else mask.expand(
+        *(1,) * (4 - mask.ndim), *mask.shape)           # [B|1, H|1, T, K]
+    mask = mask.unflatten(1, (Hkv, -1)) if mask.shape[1] > 1 else mask.unsqueeze(1)
     bias, mask = (None, mask) if mask.dtype == torch.bool else (mask, mask > -math.inf)
     seen = mask.any(-1, keepdim=True)                    # rows that see some key
     s = (q.unflatten(1, (Hkv, -1)) * scale) @ k[:, :, None].transpose(-2, -1)
@@ -199,8 +202,7 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
     elif W is None or pos.doc is not None or T == 1 or torch.compiler.is_compiling():
         los = [0] * len(starts)                            # no host sync
     else: los = _window_starts(pos, S, W)
-    if pos is None:
-        pos = Positions(*(torch.arange(n, device=q.device) + K - n for n in (T, K)))
+    if pos is None: pos = Positions.last(T, K, q.device)
     out = []
     for t, lo in zip(starts, los):
         lo, hi = min(lo, K - T + t), K - T + min(t + S, T)  # its first .. last key
@@ -212,8 +214,7 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
 
 def _unpadded(q, k, v, W, kernel, block_size, sinks):
     "No padding: the last T of the K keys are the queries' own."
-    T = q.shape[2]
-    if k.shape[2] == T and (W is None or T <= W) and sinks is None:
+    if k.shape[2] == (T := q.shape[2]) and (W is None or T <= W) and sinks is None:
         return kernel(q, k, v, is_causal=True)
     return _blocked(q, k, v, None, W, kernel, block_size)
 
@@ -267,8 +268,7 @@ def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_s
         f"mask must be a bool or float tensor [B or 1, H or 1, T, K] = [{B}, {H}, {T}, "
         f"{K}], got {shape_of(mask)}")
     if sinks is not None and not (isinstance(sinks, Tensor) and sinks.shape == (H,)):
-        raise ValueError(f"sinks must be a tensor [H] = [{H}] (a logit per query "
-                         f"head), got {shape_of(sinks)}")
+        raise ValueError(f"sinks must be a tensor [H] = [{H}], got {shape_of(sinks)}")
     if window is not None: check_int('window', window, 1)
     for n, x in (('scale', scale), ('softcap', softcap)): check_positive(n, x, True)
     if dropout_p: check_dropout(dropout_p, 'dropout_p')
@@ -340,10 +340,7 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
     (*_, T, d), K = q.shape, k.shape[2]
     scale = d ** -0.5 if scale is None else scale
     if explicit or softcap is not None:                             # 1. written out
-        if mask is None:
-            pos = pos or Positions(*(torch.arange(n, device=q.device) + K - n
-                                     for n in (T, K)))
-            mask = pos.visible(window)
+        if mask is None: mask = (pos or Positions.last(T, K, q.device)).visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
     if pos is None and mask is None and window is not None and K > T + window - 1:
         k, v = k[:, :, K - T - window + 1:], v[:, :, K - T - window + 1:]  # unseen

@@ -38,11 +38,12 @@ def check_int(name:str, # the argument's name, used in the message
 
 def check_bool(name:str, # the argument's name, used in the message
                value, # the value to check
-              ):
-    """Raise a `TypeError` naming `name` unless `value` is `True` or `False` (not 1, not
-    'yes')."""
+              ) -> bool: # `value` itself
+    """Return `value`, or raise a `TypeError` naming `name` unless it is `True` or
+    `False` (not 1, not 'yes')."""
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
 
 def check_dropout(p, # a dropout probability
                   name:str='dropout', # the argument's name, used in the message
@@ -363,19 +364,16 @@ def check_finite(x:Tensor, # [..., T, D] input of an attention function or modul
                  name:str='x', # the argument's name, used in the message
                 ) -> Tensor: # `x` itself, when every entry is finite
     "Raise a `ValueError` naming the positions (dim -2) where `x` holds NaN or inf."
-    # no data to scan; a data-dependent branch would break the graph
+    # no data to scan (meta; compiling: a data-dependent branch breaks the graph)
     if x.is_meta or torch.compiler.is_compiling(): return x
-    # integers are always finite
-    if not x.is_floating_point() or x.numel() == 0: return x
+    if not x.is_floating_point() or x.numel() == 0: return x   # integers: finite
     # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
     lo, hi = torch.aminmax(x)
     if not (torch.isfinite(lo) & torch.isfinite(hi)):
         # [..., T, D] -> [T]: any batch, any feature
         bad = ~torch.isfinite(x)
-        if x.ndim >= 3:
-            bad = bad.flatten(0, -3).any(0).any(-1)
-        elif x.ndim == 2:
-            bad = bad.any(-1)
+        if x.ndim >= 3: bad = bad.flatten(0, -3).any(0).any(-1)
+        elif x.ndim == 2: bad = bad.any(-1)
         raise ValueError(f"{name} holds NaN or inf at positions "
                          f"{bad.nonzero().flatten().tolist()} (dim -2 of shape "
                          f"{list(x.shape)}); a masked future position still enters "

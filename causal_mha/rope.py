@@ -127,8 +127,8 @@ class RMSNorm(nn.Module):
                  float32:bool=False, device=None, dtype=None):
         super().__init__()
         width, self.eps = check_int('width', width, 1), check_positive('eps', eps)
-        check_bool('unit_offset', unit_offset), check_bool('float32', float32)
-        self.unit_offset, self.float32 = unit_offset, float32
+        self.unit_offset = check_bool('unit_offset', unit_offset)
+        self.float32 = check_bool('float32', float32)
         self.weight = nn.Parameter((torch.zeros if unit_offset else torch.ones)(
             width, device=device, dtype=dtype))
 

@@ -27,11 +27,10 @@ def check_rope_scaling(scaling, head_dim:int, theta:float) -> dict:
     """`scaling` as one rotary type's settings, checked: the type known, its settings
     there, none it does not read ('max_position_embeddings' may come with any;
     'partial_rotary_factor' 1.0 with any, a part only with 'proportional')."""
-    if scaling is None: return {'rope_type': 'default'}
-    if not isinstance(scaling, dict): raise TypeError(
+    if not isinstance(scaling, (dict, type(None))): raise TypeError(
         f"scaling must be a dict (rope_parameters) or None, got {type(scaling)}")
-    s = dict(scaling)
-    kind = s.setdefault('rope_type', 'default')
+    s = {'rope_type': 'default'} | (scaling or {})       # a copy, the type named
+    kind = s['rope_type']
     if kind not in _ROPE_KEYS: raise ValueError(
         f"scaling['rope_type']={kind!r}: Rotary computes {list(_ROPE_KEYS)}")
     if s.pop('rope_theta', theta) != theta: raise ValueError(
@@ -117,8 +116,7 @@ def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
     if att is None and s.get('mscale') and s.get('mscale_all_dim'):
         att = float(mscale(factor, s['mscale']) / mscale(factor, s['mscale_all_dim']))
     if att is None: att = mscale(factor)
-    def dim_at(turns):                  # (transformers' operations, bit for bit)
-        return (d * math.log(L0 / (turns * 2 * math.pi))) / (2 * math.log(base))
+    def dim_at(t): return (d * math.log(L0 / (t * 2 * math.pi))) / (2 * math.log(base))
     lo, hi = dim_at(s.get('beta_fast') or 32), dim_at(s.get('beta_slow') or 1)
     if s.get('truncate', True): lo, hi = math.floor(lo), math.ceil(hi)
     lo, hi = max(lo, 0), min(hi, d - 1)
