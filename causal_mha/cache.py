@@ -140,9 +140,15 @@ class KVCache(_Slots):
 
     Raises:
         TypeError: `differentiable` is not a bool.
-        ValueError: from `attend`, keys and values that do not fit the held ones, come
-            from another layer or pass the layer's `context_length`; from `reorder`
-            and `crop`, a bad index or count.
+        ValueError: from `attend`, keys and values that do not fit the held ones
+            (another batch, width, dtype or device), come from another layer or pass
+            the layer's `context_length` (`reset()` starts a new sequence); from
+            `reorder` and `crop`, a bad index or count, or a crop to before what the
+            window kept (padded: to before any position it dropped).
+        RuntimeError: at `backward`, through a call whose keys and values a later call
+            has overwritten (call `backward` first), or through positions written with
+            autograd on whose graph the cache did not keep (fill it under
+            `torch.no_grad()`); `differentiable=True` allows both.
     """
     def __init__(self, *, differentiable:bool=False):
         self.differentiable = check_bool('differentiable', differentiable)

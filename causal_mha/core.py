@@ -116,7 +116,7 @@ class Attention(nn.Module):
             self.q_norm, self.k_norm = norm(wq), norm(wk)
         if isinstance(rope_scaling, dict):  # the trained length, for types that read it
             rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
-        self.rotary = rope_theta and Rotary(d, rope_theta, rope_scaling)  # or None
+        self.rotary = Rotary(d, rope_theta, rope_scaling) if rope_theta else None
         self.out_proj = nn.Linear(H * d, D, bias=out_bias, **kw)   # mixes the heads
         self.sinks = nn.Parameter(torch.zeros(H, **kw)) if sinks else None
 

@@ -107,8 +107,8 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
     with soft-capping and sinks. `mask`: bool, True = may attend, or float, added to
     the scores, `[T, K]`, `[B, T, K]` or `[B, H or 1, T, K]`. A row that sees no key
     gets weights 0, as the fused kernel gives it. Returns (ctx, weights)."""
-    Hkv, mask = k.shape[1], mask[:, None] if mask.ndim == 3 else mask.expand(
-        *(1,) * (4 - mask.ndim), *mask.shape)           # [B|1, H|1, T, K]
+    Hkv = k.shape[1]
+    while mask.ndim < 4: mask = mask.unsqueeze(-3)       # [B or 1, H or 1, T, K]
     mask = mask.unflatten(1, (Hkv, -1)) if mask.shape[1] > 1 else mask.unsqueeze(1)
     bias, mask = (None, mask) if mask.dtype == torch.bool else (mask, mask > -math.inf)
     seen = mask.any(-1, keepdim=True)                    # rows that see some key
@@ -150,7 +150,7 @@ def _with_sink(q, k, v, sinks, kernel, scale):
     sink = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))         # [0, .., 0, 1]: the logit
 
     def call(q, k, v, attn_mask=None):
-        if attn_mask is not None:                        # every query sees the sink
+        if attn_mask is not None:                 # the sink seen: True, or + 0.0
             attn_mask = F.pad(attn_mask, (0, 1), value=attn_mask.dtype == torch.bool)
         k = torch.cat((k, sink.expand(k.shape[0], -1, -1, -1)), 2)
         return kernel(q, k, F.pad(v, (0, 0, 0, 1)), attn_mask=attn_mask, scale=scale)
@@ -206,7 +206,7 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
     out = []
     for t, lo in zip(starts, los):
         lo, hi = min(lo, K - T + t), K - T + min(t + S, T)  # its first .. last key
-        doc = None if pos.doc is None else pos.doc[..., lo:hi]  # the queries' last
+        doc = None if pos.doc is None else pos.doc[..., lo:hi]  # queries: the last
         m = Positions(pos.q[..., t:t + S], pos.k[..., lo:hi], doc).visible(W)
         out.append(kernel(q[:, :, t:t + S], k[:, :, lo:hi], v[:, :, lo:hi],
                           attn_mask=m[:, None] if m.ndim == 3 else m))
