@@ -106,8 +106,7 @@ class _Slots:
             idx = need.nonzero()[:, 0].tolist()              # one host sync
             first = idx[0] if idx else L
         if idx is not None and L - first > 2 * len(idx) + 8:   # apart: keep those
-            at = torch.tensor(idx, device=self.k.device)
-            self._move(max(len(idx) + 1, W), keep=at, graph=self.differentiable)
+            self._move(max(len(idx) + 1, W), keep=idx, graph=self.differentiable)
         else: self.start, self.length = self.start + first, L - first
         room = max(self.length + 1, W)        # back to what a one-call prefill leaves
         if not self.differentiable and self.capacity > room + max(4, -(-room // 7)):

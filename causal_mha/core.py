@@ -205,9 +205,11 @@ class Attention(nn.Module):
         d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
-        q, k, v = qkv.split([H * d, (n - H) // 2 * d, (n - H) // 2 * d], -1)  # views
-        if self.qk_norm == 'proj': q, k = self.q_norm(q), self.k_norm(k)  # OLMo 2
-        q, k, v = (t.unflatten(-1, (-1, d)).transpose(1, 2) for t in (q, k, v))
+        sizes = (H, (n - H) // 2, (n - H) // 2)
+        if self.qk_norm == 'proj':                           # OLMo 2: whole projections
+            q, k, v = qkv.split([s * d for s in sizes], -1)
+            qkv = torch.cat((self.q_norm(q), self.k_norm(k), v), -1)
+        q, k, v = qkv.unflatten(-1, (n, d)).transpose(1, 2).split_with_sizes(sizes, 1)
         if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)  # per head
         if valid is None: return q, k, v
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))

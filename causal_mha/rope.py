@@ -28,8 +28,7 @@ def rotate(x:Tensor, cos:Tensor, sin:Tensor) -> Tensor:
     Returns:
         `x` rotated, `[B, H, T, d]`.
     """
-    turned = x * cos
-    x1, x2 = x.chunk(2, -1)
+    turned, (x1, x2) = x * cos, x.chunk(2, -1)
     return turned + torch.cat((-x2, x1), -1) * sin
 
 # %% ../nbs/08b_rope.ipynb #41548f29
@@ -64,8 +63,7 @@ class Rotary(nn.Module):
         super().__init__()
         self.head_dim = check_int('head_dim', head_dim, 2)
         self.theta = check_positive('theta', theta)
-        if head_dim % 2: raise ValueError(f"rotary embeddings turn pairs of features: "
-                                          f"head_dim={head_dim} must be even")
+        if head_dim % 2: raise ValueError(f"rotary head_dim={head_dim} must be even")
         s = self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
         self.rope_type, self._seen = s['rope_type'], s.get('max_position_embeddings')
         self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, theta, s)
@@ -100,7 +98,8 @@ class Rotary(nn.Module):
         if inv is None: inv = self._on[pos.device] = self.inv_freq.to(pos.device)
         ang = pos.clamp(min=0).float()[..., None] * inv          # [..., T, d/2] float32
         e = torch.cat((ang, ang), -1)                      # pair i is (i, i + d/2)
-        cos, sin = ((t * self.attention_scaling).to(dtype) for t in (e.cos(), e.sin()))
+        a = self.attention_scaling                           # 1.0 but yarn, longrope
+        cos, sin = ((t * a if a != 1.0 else t).to(dtype) for t in (e.cos(), e.sin()))
         return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)
 
 # %% ../nbs/08b_rope.ipynb #28539c92
