@@ -37,8 +37,7 @@ def _guard(out, k:Tensor, v:Tensor, held:int):
             f"backward reached keys/values that a later call has overwritten: {use}")
 
     for t in out if isinstance(out, tuple) else (out,):
-        if isinstance(t, Tensor) and t.grad_fn is not None:
-            t.grad_fn.register_prehook(check)            # before the kernel's backward
+        if getattr(t, 'grad_fn', None) is not None: t.grad_fn.register_prehook(check)
     return out
 
 class _Slots:

@@ -205,11 +205,11 @@ class Attention(nn.Module):
         d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
         n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
-        sizes = (H, (n - H) // 2, (n - H) // 2)
+        hs = (H, (n - H) // 2, (n - H) // 2)                 # heads of q, k and v
         if self.qk_norm == 'proj':                           # OLMo 2: whole projections
-            q, k, v = qkv.split([s * d for s in sizes], -1)
+            q, k, v = qkv.split([h * d for h in hs], -1)
             qkv = torch.cat((self.q_norm(q), self.k_norm(k), v), -1)
-        q, k, v = qkv.unflatten(-1, (n, d)).transpose(1, 2).split_with_sizes(sizes, 1)
+        q, k, v = qkv.view(*x.shape[:2], n, d).transpose(1, 2).split_with_sizes(hs, 1)
         if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)  # per head
         if valid is None: return q, k, v
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))

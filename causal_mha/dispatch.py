@@ -270,7 +270,8 @@ def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_s
     if sinks is not None and not (isinstance(sinks, Tensor) and sinks.shape == (H,)):
         raise ValueError(f"sinks must be a tensor [H] = [{H}], got {shape_of(sinks)}")
     if window is not None: check_int('window', window, 1)
-    for n, x in (('scale', scale), ('softcap', softcap)): check_positive(n, x, True)
+    if scale is not None: check_positive('scale', scale)
+    if softcap is not None: check_positive('softcap', softcap)
     if dropout_p: check_dropout(dropout_p, 'dropout_p')
     if block_size != 1024: check_int('block_size', block_size, 1)
 
