@@ -64,8 +64,8 @@ class _Slots:
         graph); views of all the held and new ones."""
         n, L = k.shape[2], self.length
         if self.differentiable: self._move(L + n, k, v, graph=True)
-        elif self.start + L + n > self.capacity or (self.k.is_inference() and not (
-                torch.compiler.is_compiling() or torch.is_inference_mode_enabled())):
+        elif self.start + L + n > self.capacity or (not torch.compiler.is_compiling()
+                and self.k.is_inference() and not torch.is_inference_mode_enabled()):
             self._move(max(L + n, self._room(n)), k, v)  # (inference mode's: read only)
         s, e = self.start, self.start + L + n
         kb, vb = (self.k.detach(), self.v.detach()) if graph and not (

@@ -29,7 +29,7 @@ def check_rope_scaling(scaling, head_dim:int, theta:float) -> dict:
     'partial_rotary_factor' 1.0 with any, a part only with 'proportional')."""
     if not isinstance(scaling, (dict, type(None))): raise TypeError(
         f"scaling must be a dict (rope_parameters) or None, got {type(scaling)}")
-    s = {'rope_type': 'default'} | (scaling or {})       # a copy, the type named
+    s = {'rope_type': 'default'} | (scaling or {})       # a copy; rope_type named
     kind = s['rope_type']
     if kind not in _ROPE_KEYS: raise ValueError(
         f"scaling['rope_type']={kind!r}: Rotary computes {list(_ROPE_KEYS)}")
