@@ -135,8 +135,9 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None)
     if Hkv < H and T == 1:                               # a group's heads as queries
         if attn_mask is not None and attn_mask.ndim == 4 and attn_mask.shape[1] == H:
             attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)  # one per head
-        q = _kernel(q.view(B, Hkv, -1, d), k, v, attn_mask, False, dropout_p, scale)
-        return q.view(B, H, 1, -1)
+        grouped = q.unflatten(1, (Hkv, -1)).squeeze(3)   # [B, Hkv, H / Hkv, d]
+        out = _kernel(grouped, k, v, attn_mask, False, dropout_p, scale)
+        return out.flatten(1, 2).unsqueeze(2)   # any layout the kernel chose
     return F.scaled_dot_product_attention(
         q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
         scale=scale, enable_gqa=Hkv < H)
