@@ -44,46 +44,71 @@ file). At 1280 x 900, every request and console message recorded (in DIR/request
 Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else to a new
 temporary folder (printed). Exits 1 when any check fails.
 """
+
 import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
 from pathlib import Path
 from urllib.parse import urljoin, urlparse, unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from site_check import NBS, ROOT, page_name, sidebar_listed as sidebar_notebooks  # one reader for both checks
+from site_check import (
+    NBS,
+    ROOT,
+    page_name,
+    sidebar_listed as sidebar_notebooks,
+)  # one reader for both checks
 
-DOCS = ROOT / '_docs'
-CHROMIUM = '/usr/bin/chromium'
-ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']   # no other host
+DOCS = ROOT / "_docs"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]  # no other host
 WIDTH, HEIGHT = 1280, 900
-SITE_URL = 'https://causal-mha.github.io/causal_mha/'   # settings.ini doc_host + doc_baseurl: nbdev's links use it
-SHOT_MAX_HEIGHT = 16_000                               # px of a full-page screenshot kept (the longest pages are longer)
-SECTION_RE = re.compile(r'^(\d+)\.(\d+)\b')            # "4.7 Batches and heads" -> (4, 7)
-CHAPTER_FIGURES = {                                     # section: (code lines the page shows, printed figures)
-    '4.1': (['def attention('], ['0.1554, 0.4223, 0.4223', '0.5777, 0.8446']),
-    '4.7': (['class MultiHeadAttention(', 'class MultiHeadAttentionWrapper('],
-            ['[[0, 0, 2], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 2]]']),
-    '4.8': (['class Attention('], ['2.78e-16', '1.33e-15']),
+SITE_URL = "https://causal-mha.github.io/causal_mha/"  # settings.ini doc_host + doc_baseurl: nbdev's links use it
+SHOT_MAX_HEIGHT = (
+    16_000  # px of a full-page screenshot kept (the longest pages are longer)
+)
+SECTION_RE = re.compile(r"^(\d+)\.(\d+)\b")  # "4.7 Batches and heads" -> (4, 7)
+CHAPTER_FIGURES = {  # section: (code lines the page shows, printed figures)
+    "4.1": (["def attention("], ["0.1554, 0.4223, 0.4223", "0.5777, 0.8446"]),
+    "4.7": (
+        ["class MultiHeadAttention(", "class MultiHeadAttentionWrapper("],
+        ["[[0, 0, 2], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 2]]"],
+    ),
+    "4.8": (["class Attention("], ["2.78e-16", "1.33e-15"]),
 }
 MIN_PLOT_SCALE = 0.70
-MIN_PLOT_DENSITY = 2.0                  # a plot's pixels per CSS px of its drawn width
-HASH_PAGES = ('core.html#attention', 'cache.html#kvcache')   # opened as new pages
-CHAPTER_NB = re.compile(r'^0[1-9][a-z]?_')   # the chapter's notebooks, as site_check's
+MIN_PLOT_DENSITY = 2.0  # a plot's pixels per CSS px of its drawn width
+HASH_PAGES = ("core.html#attention", "cache.html#kvcache")  # opened as new pages
+CHAPTER_NB = re.compile(r"^0[1-9][a-z]?_")  # the chapter's notebooks, as site_check's
 
 
 def serve(folder):
     "A quiet static server for `folder` on 127.0.0.1, in a thread; returns (base url, server)."
-    handler = functools.partial(type('Quiet', (http.server.SimpleHTTPRequestHandler,),
-                                     {'log_message': lambda *a: None}), directory=str(folder))
-    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-    srv.handle_error = lambda request, address: None   # a page closed mid-download
+    handler = functools.partial(
+        type(
+            "Quiet",
+            (http.server.SimpleHTTPRequestHandler,),
+            {"log_message": lambda *a: None},
+        ),
+        directory=str(folder),
+    )
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.handle_error = lambda request, address: None  # a page closed mid-download
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return f'http://127.0.0.1:{srv.server_address[1]}/', srv
+    return f"http://127.0.0.1:{srv.server_address[1]}/", srv
 
 
 def ids_of(html):
-    return set(re.findall(r'\bid="([^"]+)"', html)) | set(re.findall(r"\bid='([^']+)'", html))
+    return set(re.findall(r'\bid="([^"]+)"', html)) | set(
+        re.findall(r"\bid='([^']+)'", html)
+    )
 
 
 # What one page looks like in the browser, measured in one evaluate call.
@@ -220,112 +245,166 @@ TARGET_JS = r"""(frag) => {
 
 class Findings:
     "What the checks found: {check: [problem, ...]}, an empty list for a check that ran and passed."
-    def __init__(self): self.results = {}
-    def fail(self, check, msg): self.results.setdefault(check, []).append(msg)
-    def ok(self, check): self.results.setdefault(check, [])
+
+    def __init__(self):
+        self.results = {}
+
+    def fail(self, check, msg):
+        self.results.setdefault(check, []).append(msg)
+
+    def ok(self, check):
+        self.results.setdefault(check, [])
 
 
 class Site(Findings):
     "One browser on the served site: what it loads recorded, other hosts blocked."
+
     def __init__(self, pw, base, shots):
         super().__init__()
         self.base, self.shots = base, shots
-        self.log = []                          # a line per request and console message
-        self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        self.ctx = self.browser.new_context(viewport={'width': WIDTH, 'height': HEIGHT})
+        self.log = []  # a line per request and console message
+        self.browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=ARGS, headless=True
+        )
+        self.ctx = self.browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
         self.ctx.set_default_timeout(15_000)
-        self.ctx.route('**/*', self._route)
+        self.ctx.route("**/*", self._route)
 
     def local(self, url):
-        return url.startswith(self.base) or url.startswith(('data:', 'about:', 'blob:'))
+        return url.startswith(self.base) or url.startswith(("data:", "about:", "blob:"))
 
     def _route(self, route):
-        if self.local(route.request.url): route.continue_()
-        else: route.abort('internetdisconnected')
+        if self.local(route.request.url):
+            route.continue_()
+        else:
+            route.abort("internetdisconnected")
 
     def open(self, url):
         "A page whose requests, console messages, exceptions and failures are recorded."
         pg = self.ctx.new_page()
-        pg.errors, pg.bad, pg.outside, where = [], [], [], url[len(self.base):]
-        def note(line): self.log.append(f'{where}: {line}')
+        pg.errors, pg.bad, pg.outside, where = [], [], [], url[len(self.base) :]
+
+        def note(line):
+            self.log.append(f"{where}: {line}")
+
         def request(r):
-            note(f'request {r.resource_type} {r.url[:200]}')
-            if not self.local(r.url): pg.outside.append(r.url)
+            note(f"request {r.resource_type} {r.url[:200]}")
+            if not self.local(r.url):
+                pg.outside.append(r.url)
+
         def console(m):
-            src = (m.location or {}).get('url') or ''
-            note(f'console {m.type}: {m.text[:300]}' + (f' ({src})' if src else ''))
-            if m.type != 'error': return
-            where_from = f' ({src.removeprefix(self.base) or src})' if src else ''
+            src = (m.location or {}).get("url") or ""
+            note(f"console {m.type}: {m.text[:300]}" + (f" ({src})" if src else ""))
+            if m.type != "error":
+                return
+            where_from = f" ({src.removeprefix(self.base) or src})" if src else ""
             pg.errors.append(m.text[:200] + where_from)
+
         def failed(r):
-            note(f'FAILED {r.url[:200]} ({r.failure})')
-            if self.local(r.url): pg.bad.append(f'{r.url} ({r.failure})')
+            note(f"FAILED {r.url[:200]} ({r.failure})")
+            if self.local(r.url):
+                pg.bad.append(f"{r.url} ({r.failure})")
+
         def response(r):
-            if r.status < 400: return
-            note(f'{r.status} {r.url[:200]}'); pg.bad.append(f'{r.url} -> {r.status}')
-        pg.on('request', request)
-        pg.on('console', console)
-        pg.on('pageerror', lambda e: pg.errors.append(f'uncaught: {str(e)[:200]}'))
-        pg.on('requestfailed', failed)
-        pg.on('response', response)
-        pg.goto(url, wait_until='load')
+            if r.status < 400:
+                return
+            note(f"{r.status} {r.url[:200]}")
+            pg.bad.append(f"{r.url} -> {r.status}")
+
+        pg.on("request", request)
+        pg.on("console", console)
+        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {str(e)[:200]}"))
+        pg.on("requestfailed", failed)
+        pg.on("response", response)
+        pg.goto(url, wait_until="load")
         return pg
 
     def loaded(self, name, pg):
         "The offline and load checks of one page, from what `open` recorded."
         for u in sorted(set(pg.outside)):
-            self.fail('offline', f'{name}: a request leaves 127.0.0.1: {u[:160]}')
-        for e in pg.errors: self.fail('load', f'{name}: console: {e}')
-        for b in pg.bad: self.fail('load', f'{name}: failed request: {b}')
-        self.ok('offline'); self.ok('load')
+            self.fail("offline", f"{name}: a request leaves 127.0.0.1: {u[:160]}")
+        for e in pg.errors:
+            self.fail("load", f"{name}: console: {e}")
+        for b in pg.bad:
+            self.fail("load", f"{name}: failed request: {b}")
+        self.ok("offline")
+        self.ok("load")
 
 
 def read_pages(base, names, shots, ids, chapter):
     "One browser reads `names` in turn: the per-page checks. (failures, measures, log)."
     from playwright.sync_api import sync_playwright
+
     seen = {}
     with sync_playwright() as pw:
         s = Site(pw, base, shots)
         for name in names:
             t = time.time()
             pg = s.open(base + name)
-            pg.wait_for_timeout(300); h1 = pg.evaluate('document.documentElement.scrollHeight')
-            pg.wait_for_timeout(1200); h2 = pg.evaluate('document.documentElement.scrollHeight')
+            pg.wait_for_timeout(300)
+            h1 = pg.evaluate("document.documentElement.scrollHeight")
+            pg.wait_for_timeout(1200)
+            h2 = pg.evaluate("document.documentElement.scrollHeight")
             m = seen[name] = pg.evaluate(MEASURE_JS, SITE_URL)
-            fetch = 'u => fetch(u).then(r => r.status, String)'
-            icon = m['icon'] and pg.evaluate(fetch, m['icon'])
-            if icon != 200: s.fail('load', f'{name}: favicon {m["icon"]}: {icon}')
+            fetch = "u => fetch(u).then(r => r.status, String)"
+            icon = m["icon"] and pg.evaluate(fetch, m["icon"])
+            if icon != 200:
+                s.fail("load", f"{name}: favicon {m['icon']}: {icon}")
             if abs(h2 - h1) > 2:
-                s.fail('height', f'{name}: {h1} px 0.3 s after load, {h2} px later')
-            s.ok('height')
-            for w in m['docWide']: s.fail('width', f'{name}: {w}')
-            for w in m['wide']: s.fail('width', f'{name}: {w} (column {round(m["colWidth"])} px)')
-            for w in m['sideways']: s.fail('width', f'{name}: scrolls sideways: {w}')
-            for w in m['wrapped']: s.fail('width', f'{name}: a code line wraps: {w}')
-            s.ok('width')
-            for x in m['tex']: s.fail('math', f'{name}: raw TeX in the text: {x!r}')
-            s.ok('math')
+                s.fail("height", f"{name}: {h1} px 0.3 s after load, {h2} px later")
+            s.ok("height")
+            for w in m["docWide"]:
+                s.fail("width", f"{name}: {w}")
+            for w in m["wide"]:
+                s.fail("width", f"{name}: {w} (column {round(m['colWidth'])} px)")
+            for w in m["sideways"]:
+                s.fail("width", f"{name}: scrolls sideways: {w}")
+            for w in m["wrapped"]:
+                s.fail("width", f"{name}: a code line wraps: {w}")
+            s.ok("width")
+            for x in m["tex"]:
+                s.fail("math", f"{name}: raw TeX in the text: {x!r}")
+            s.ok("math")
             check_links(s, name, m, chapter)
             check_api(s, name, m)
             check_anchors(s, name, m, ids)
             check_labs(s, pg, name, m)
-            clip_h = min(pg.evaluate('document.documentElement.scrollHeight'), SHOT_MAX_HEIGHT)
-            pg.screenshot(path=str(Path(shots) / name.replace('.html', '.jpg')), full_page=True, type='jpeg',
-                          quality=50, clip={'x': 0, 'y': 0, 'width': WIDTH, 'height': clip_h})
-            nav = pg.evaluate(NAVBAR_JS, m['sections'])
-            for u in nav['under']:
-                s.fail('navbar', f"{name}#{u} (opened within the page), under the "
-                                 f"{nav['navH']:.0f} px navbar")
-            s.ok('navbar')
+            clip_h = min(
+                pg.evaluate("document.documentElement.scrollHeight"), SHOT_MAX_HEIGHT
+            )
+            pg.screenshot(
+                path=str(Path(shots) / name.replace(".html", ".jpg")),
+                full_page=True,
+                type="jpeg",
+                quality=50,
+                clip={"x": 0, "y": 0, "width": WIDTH, "height": clip_h},
+            )
+            nav = pg.evaluate(NAVBAR_JS, m["sections"])
+            for u in nav["under"]:
+                s.fail(
+                    "navbar",
+                    f"{name}#{u} (opened within the page), under the "
+                    f"{nav['navH']:.0f} px navbar",
+                )
+            s.ok("navbar")
             s.loaded(name, pg)
             pg.close()
-            secs = m['sections']
-            first = (m['entries'][0]['id'] if m['entries'] else
-                     secs[len(secs) // 2] if secs else None)
-            if first: check_fresh(s, base, f'{name}#{first}')
-            print(f'  {name:28s} {h2:6d} px  {len(m["entries"]):3d} API entries  '
-                  f'{len(secs):3d} sections  {m["math"]:3d} formulas  '
-                  f'{len(m["labs"])} labs  {time.time() - t:4.1f} s', flush=True)
+            secs = m["sections"]
+            first = (
+                m["entries"][0]["id"]
+                if m["entries"]
+                else secs[len(secs) // 2]
+                if secs
+                else None
+            )
+            if first:
+                check_fresh(s, base, f"{name}#{first}")
+            print(
+                f"  {name:28s} {h2:6d} px  {len(m['entries']):3d} API entries  "
+                f"{len(secs):3d} sections  {m['math']:3d} formulas  "
+                f"{len(m['labs'])} labs  {time.time() - t:4.1f} s",
+                flush=True,
+            )
         s.browser.close()
     return s.results, seen, s.log
 
@@ -333,6 +412,7 @@ def read_pages(base, names, shots, ids, chapter):
 def read_site(base, nbs, shots, ids, search=True):
     "The checks that need the whole site: sidebar, search, anchors opened as new pages."
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         s = Site(pw, base, shots)
         check_sidebar(s, base, nbs)
@@ -344,73 +424,110 @@ def read_site(base, nbs, shots, ids, search=True):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--shots', help='folder for the screenshots (default: a new temporary folder)')
-    ap.add_argument('--only', nargs='*', help='check only these pages (e.g. labs.html)')
-    ap.add_argument('--workers', type=int, default=2, help='browsers reading pages side by side')
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--shots", help="folder for the screenshots (default: a new temporary folder)"
+    )
+    ap.add_argument("--only", nargs="*", help="check only these pages (e.g. labs.html)")
+    ap.add_argument(
+        "--workers", type=int, default=2, help="browsers reading pages side by side"
+    )
     a = ap.parse_args()
-    if not (DOCS / 'index.html').exists(): print(f'site check (browser): {DOCS} has no index.html: run nbdev_docs first'); return 1
-    if not Path(CHROMIUM).exists(): print(f'site check (browser): needs Chromium at {CHROMIUM} (apt-get install chromium)'); return 1
-    if a.workers < 1: print(f'--workers must be an int >= 1, got {a.workers}'); return 1
-    shots = Path(a.shots) if a.shots else Path(tempfile.mkdtemp(prefix='cmha-site-shots-'))
+    if not (DOCS / "index.html").exists():
+        print(f"site check (browser): {DOCS} has no index.html: run nbdev_docs first")
+        return 1
+    if not Path(CHROMIUM).exists():
+        print(
+            f"site check (browser): needs Chromium at {CHROMIUM} (apt-get install chromium)"
+        )
+        return 1
+    if a.workers < 1:
+        print(f"--workers must be an int >= 1, got {a.workers}")
+        return 1
+    shots = (
+        Path(a.shots) if a.shots else Path(tempfile.mkdtemp(prefix="cmha-site-shots-"))
+    )
     shots.mkdir(parents=True, exist_ok=True)
     nbs = sidebar_notebooks()
     pages = [page_name(nb) for nb in nbs]
-    if a.only: pages = [p for p in pages if p in a.only]
-    ids = {p.name: ids_of(p.read_text(encoding='utf-8')) for p in DOCS.glob('*.html')}
-    unbuilt = [f'{p}: not built (in nbs/sidebar.yml)' for p in pages if p not in ids]
-    results, seen = {'load': unbuilt}, {}
+    if a.only:
+        pages = [p for p in pages if p in a.only]
+    ids = {p.name: ids_of(p.read_text(encoding="utf-8")) for p in DOCS.glob("*.html")}
+    unbuilt = [f"{p}: not built (in nbs/sidebar.yml)" for p in pages if p not in ids]
+    results, seen = {"load": unbuilt}, {}
     pages = [p for p in pages if p in ids]
     base, srv = serve(DOCS)
     t0 = time.time()
     from concurrent.futures import ProcessPoolExecutor
+
     n = min(a.workers, len(pages)) or 1
     chapter = {page_name(nb) for nb in nbs if CHAPTER_NB.match(Path(nb).name)}
     log = []
-    with ProcessPoolExecutor(n + 1) as ex:   # `n` browsers read the pages; one the site
-        jobs = [ex.submit(read_pages, base, pages[k::n], str(shots), ids, chapter)
-                for k in range(n)]
+    with ProcessPoolExecutor(n + 1) as ex:  # `n` browsers read the pages; one the site
+        jobs = [
+            ex.submit(read_pages, base, pages[k::n], str(shots), ids, chapter)
+            for k in range(n)
+        ]
         site = ex.submit(read_site, base, nbs, str(shots), ids, not a.only)
         for j in jobs:
             r, m, lines = j.result()
-            for k, v in r.items(): results.setdefault(k, []).extend(v)
-            seen.update(m); log += lines
+            for k, v in r.items():
+                results.setdefault(k, []).extend(v)
+            seen.update(m)
+            log += lines
         r, lines = site.result()
-        for k, v in r.items(): results.setdefault(k, []).extend(v)
+        for k, v in r.items():
+            results.setdefault(k, []).extend(v)
         log += lines
     srv.shutdown()
-    (shots / 'requests.txt').write_text('\n'.join(log) + '\n', encoding='utf-8')
-    n_req = sum(' request ' in l for l in log)
-    n_con = sum(' console ' in l for l in log)
-    s = Findings(); s.results = results
-    if not a.only: check_chapter(s, seen)                 # the whole-site checks need the whole site
+    (shots / "requests.txt").write_text("\n".join(log) + "\n", encoding="utf-8")
+    n_req = sum(" request " in l for l in log)
+    n_con = sum(" console " in l for l in log)
+    s = Findings()
+    s.results = results
+    if not a.only:
+        check_chapter(s, seen)  # the whole-site checks need the whole site
     check_pages(s, seen, partial=bool(a.only))
-    print(f'{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots: {shots}; '
-          f'{n_req} requests, {n_con} console messages in requests.txt')
+    print(
+        f"{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots: {shots}; "
+        f"{n_req} requests, {n_con} console messages in requests.txt"
+    )
     failed = [k for k, v in results.items() if v]
     for k, v in results.items():
-        print(f'{k:10s} {"ok" if not v else f"{len(v)} problem(s)"}')
-        for msg in v[:60]: print('   ', msg)
-        if len(v) > 60: print(f'    ... and {len(v) - 60} more')
-    print('site check (browser):', 'passed' if not failed else 'FAILED (' + ', '.join(failed) + ')')
+        print(f"{k:10s} {'ok' if not v else f'{len(v)} problem(s)'}")
+        for msg in v[:60]:
+            print("   ", msg)
+        if len(v) > 60:
+            print(f"    ... and {len(v) - 60} more")
+    print(
+        "site check (browser):",
+        "passed" if not failed else "FAILED (" + ", ".join(failed) + ")",
+    )
     return 1 if failed else 0
 
 
 def check_links(s, name, m, chapter):
     "Links to the published site, source links without a line, format lists; folds."
-    if m['published']:
-        s.fail('links', f"{name}: {len(m['published'])} link(s) to the published site, "
-                        f"e.g. {m['published'][0]} (a local build links locally)")
-    for h in sorted(set(m['deadSource'])):
-        s.fail('links', f'{name}: a source link without its line: {h}')
-    if m['otherFormats']: s.fail('links', f'{name}: an "Other Formats" list')
-    s.ok('links')
-    if name in chapter and m['folds']:
-        s.fail('folds', f"{name}: a chapter page with {m['folds']} fold(s) of exported "
-                        f"source: the code it builds is shown without one")
-    elif name not in chapter and m['openFolds']:
-        s.fail('folds', f"{name}: {m['openFolds']} \"Exported source\" fold(s) open")
-    s.ok('folds')
+    if m["published"]:
+        s.fail(
+            "links",
+            f"{name}: {len(m['published'])} link(s) to the published site, "
+            f"e.g. {m['published'][0]} (a local build links locally)",
+        )
+    for h in sorted(set(m["deadSource"])):
+        s.fail("links", f"{name}: a source link without its line: {h}")
+    if m["otherFormats"]:
+        s.fail("links", f'{name}: an "Other Formats" list')
+    s.ok("links")
+    if name in chapter and m["folds"]:
+        s.fail(
+            "folds",
+            f"{name}: a chapter page with {m['folds']} fold(s) of exported "
+            f"source: the code it builds is shown without one",
+        )
+    elif name not in chapter and m["openFolds"]:
+        s.fail("folds", f'{name}: {m["openFolds"]} "Exported source" fold(s) open')
+    s.ok("folds")
 
 
 def heading_at(pg, frag):
@@ -423,37 +540,53 @@ def check_fresh(s, base, target, say=False):
     """`target` (`page.html#id`) opened as a new page, as a link from another page or a
     search result opens it: `#id`'s heading on the first screen, below the navbar."""
     pg = s.open(base + target)
-    at = heading_at(pg, target.split('#', 1)[1])
-    if at is None: s.fail('navbar', f'{target}: no element with that id')
-    elif not at['navH'] - 1 <= at['top'] < HEIGHT / 2:
-        where = (f"under the {at['navH']:.0f} px navbar" if at['top'] < at['navH']
-                 else 'below the first screen')
-        s.fail('navbar', f"{target} opened as a new page: its heading at "
-                         f"{at['top']:.0f} px, {where}")
-    elif say: print(f"  {target}: heading at {at['top']:.0f} px")
+    at = heading_at(pg, target.split("#", 1)[1])
+    if at is None:
+        s.fail("navbar", f"{target}: no element with that id")
+    elif not at["navH"] - 1 <= at["top"] < HEIGHT / 2:
+        where = (
+            f"under the {at['navH']:.0f} px navbar"
+            if at["top"] < at["navH"]
+            else "below the first screen"
+        )
+        s.fail(
+            "navbar",
+            f"{target} opened as a new page: its heading at "
+            f"{at['top']:.0f} px, {where}",
+        )
+    elif say:
+        print(f"  {target}: heading at {at['top']:.0f} px")
     s.loaded(target, pg)
     pg.close()
-    s.ok('navbar')
+    s.ok("navbar")
 
 
 def check_hash_pages(s, base):
-    for target in HASH_PAGES: check_fresh(s, base, target, say=True)
+    for target in HASH_PAGES:
+        check_fresh(s, base, target, say=True)
 
 
 def check_api(s, name, m):
     import inspect
-    for e in m['entries']:
+
+    for e in m["entries"]:
         where = f"{name}#{e['id']} ({e['name']})"
-        if not e['sig']: s.fail('api', f'{where}: no signature')
-        for t in e['loose']: s.fail('api', f'{where}: a section shown as a paragraph: {t[:80]!r}')
-        for title, nxt in e['lists']:
-            if nxt not in ('UL', 'OL', 'TABLE', 'DL'): s.fail('api', f'{where}: "{title}" is not followed by a list')
-        obj = resolve(e['name'])
-        if obj is not None and e['sig']:
-            want = 'class' if inspect.isclass(obj) else 'def'
-            if not e['sig'].startswith(want) and not e['sig'].startswith('async def'):
-                s.fail('api', f"{where}: a {'class' if want == 'class' else 'function'} shown as {e['sig'].split()[0]!r}")
-    s.ok('api')
+        if not e["sig"]:
+            s.fail("api", f"{where}: no signature")
+        for t in e["loose"]:
+            s.fail("api", f"{where}: a section shown as a paragraph: {t[:80]!r}")
+        for title, nxt in e["lists"]:
+            if nxt not in ("UL", "OL", "TABLE", "DL"):
+                s.fail("api", f'{where}: "{title}" is not followed by a list')
+        obj = resolve(e["name"])
+        if obj is not None and e["sig"]:
+            want = "class" if inspect.isclass(obj) else "def"
+            if not e["sig"].startswith(want) and not e["sig"].startswith("async def"):
+                s.fail(
+                    "api",
+                    f"{where}: a {'class' if want == 'class' else 'function'} shown as {e['sig'].split()[0]!r}",
+                )
+    s.ok("api")
 
 
 @functools.lru_cache(None)
@@ -461,174 +594,293 @@ def resolve(qualname):
     "The object a heading names (`KVCache.update`), looked up in the package's modules; None if not found."
     import importlib, pkgutil
     import causal_mha
-    mods = [causal_mha] + [importlib.import_module(f'causal_mha.{m.name}') for m in pkgutil.iter_modules(causal_mha.__path__)
-                           if not m.name.startswith('_')]
+
+    mods = [causal_mha] + [
+        importlib.import_module(f"causal_mha.{m.name}")
+        for m in pkgutil.iter_modules(causal_mha.__path__)
+        if not m.name.startswith("_")
+    ]
     for mod in mods:
         obj = mod
-        for part in qualname.split('.'):
+        for part in qualname.split("."):
             obj = getattr(obj, part, None)
-            if obj is None: break
-        if obj is not None: return obj
+            if obj is None:
+                break
+        if obj is not None:
+            return obj
     return None
 
 
 def check_anchors(s, name, m, ids):
     "Links to the site with a #fragment: the page exists and has that id. One problem per missing target and page."
     seen = {}
-    for href in m['links']:
-        url = href if href.startswith(SITE_URL) else urljoin(SITE_URL + name, href) if not re.match(r'^[a-z]+:', href) else None
-        if not url or not url.startswith(SITE_URL) or '#' not in url: continue
-        page, frag = url[len(SITE_URL):].split('#', 1)
-        page, frag = page.split('?')[0] or name, unquote(frag)
-        if page not in ids or (frag and frag not in ids[page]): seen[(page, frag)] = seen.get((page, frag), 0) + 1
+    for href in m["links"]:
+        url = (
+            href
+            if href.startswith(SITE_URL)
+            else urljoin(SITE_URL + name, href)
+            if not re.match(r"^[a-z]+:", href)
+            else None
+        )
+        if not url or not url.startswith(SITE_URL) or "#" not in url:
+            continue
+        page, frag = url[len(SITE_URL) :].split("#", 1)
+        page, frag = page.split("?")[0] or name, unquote(frag)
+        if page not in ids or (frag and frag not in ids[page]):
+            seen[(page, frag)] = seen.get((page, frag), 0) + 1
     for (page, frag), n in seen.items():
-        what = f'no page {page}' if page not in ids else f'{page} has no #{frag}'
-        s.fail('anchors', f'{name}: {n} link(s) to {page}#{frag}: {what}')
-    s.ok('anchors')
+        what = f"no page {page}" if page not in ids else f"{page} has no #{frag}"
+        s.fail("anchors", f"{name}: {n} link(s) to {page}#{frag}: {what}")
+    s.ok("anchors")
 
 
 def check_labs(s, pg, name, m):
     "Each embedded lab: change an input inside the frame, compare with the Python twin; the frame's height settles."
     from causal_mha.labs import attention_lab, dropout_lab, multihead_lab, fmt
-    for k, lab in enumerate(m['labs']):
+
+    for k, lab in enumerate(m["labs"]):
         where = f"{name} lab {k + 1}"
         fr = pg.frame_locator(f"#{lab['id']}")
         try:
-            kind = fr.locator('#lab').get_attribute('data-lab')
+            kind = fr.locator("#lab").get_attribute("data-lab")
+
             def goto(step):
                 "Press Next until the lab's step control reads `step`."
                 for _ in range(5):
-                    if fr.locator('#lab').get_attribute('data-step') == str(step): break
-                    fr.locator('[data-testid=next]').click()
-            if kind == 'attention':
-                fr.locator('[data-testid=ex-twokey]').click(); goto(5)
-                got = fr.locator('[data-testid=output]').text_content()
-                fr.locator('[data-testid=v-input]').fill('10\n30')      # change V: the output follows
-                tw = attention_lab('1 0', '1 0\n0 1', '10\n30', query=0, scale=True, causal=False)
+                    if fr.locator("#lab").get_attribute("data-step") == str(step):
+                        break
+                    fr.locator("[data-testid=next]").click()
+
+            if kind == "attention":
+                fr.locator("[data-testid=ex-twokey]").click()
+                goto(5)
+                got = fr.locator("[data-testid=output]").text_content()
+                fr.locator("[data-testid=v-input]").fill(
+                    "10\n30"
+                )  # change V: the output follows
+                tw = attention_lab(
+                    "1 0", "1 0\n0 1", "10\n30", query=0, scale=True, causal=False
+                )
                 want = f"z0 = ({', '.join(fmt(x) for x in tw['output'])})"
-                after = fr.locator('[data-testid=output]').text_content()
-                if got != 'z0 = (13.3024)' or after != want: s.fail('labs', f'{where}: output {got!r} then {after!r}, twin {want!r}')
-            elif kind == 'dropout':
-                fr.locator('[data-testid=mode-train]').check(); fr.locator('[data-testid=weights]').fill('0.2 0.3 0.5')
-                fr.locator('[data-testid=p]').fill('0.5')
+                after = fr.locator("[data-testid=output]").text_content()
+                if got != "z0 = (13.3024)" or after != want:
+                    s.fail(
+                        "labs", f"{where}: output {got!r} then {after!r}, twin {want!r}"
+                    )
+            elif kind == "dropout":
+                fr.locator("[data-testid=mode-train]").check()
+                fr.locator("[data-testid=weights]").fill("0.2 0.3 0.5")
+                fr.locator("[data-testid=p]").fill("0.5")
                 sums = []
-                for mask in ('101', '010'):
-                    fr.locator('[data-testid=mask]').fill(mask); goto(5)
-                    sums.append(fr.locator('[data-testid=sample-sum]').text_content())
-                want = [fmt(dropout_lab('0.2 0.3 0.5', 0.5, 'train', b)['sample_sum'], 6) for b in ('101', '010')]
-                if sums != want: s.fail('labs', f'{where}: row sums {sums}, twin {want}')
-            elif kind == 'multihead':
-                for f, x in (('B', 1), ('T', 3), ('D', 4), ('H', 2), ('element', 2)): fr.locator(f'[data-testid={f}]').fill(str(x))
-                fr.locator('[data-testid=wrong]').set_checked(True); goto(5)
-                path = fr.locator('[data-testid=path]').text_content()
-                want = ' → '.join(str(c) for c in multihead_lab('1', '3', '4', '2', '2', True)['path'])
-                if path != want: s.fail('labs', f'{where}: path {path!r}, twin {want!r}')
-            else: s.fail('labs', f'{where}: not a lab page ({kind!r})')
+                for mask in ("101", "010"):
+                    fr.locator("[data-testid=mask]").fill(mask)
+                    goto(5)
+                    sums.append(fr.locator("[data-testid=sample-sum]").text_content())
+                want = [
+                    fmt(dropout_lab("0.2 0.3 0.5", 0.5, "train", b)["sample_sum"], 6)
+                    for b in ("101", "010")
+                ]
+                if sums != want:
+                    s.fail("labs", f"{where}: row sums {sums}, twin {want}")
+            elif kind == "multihead":
+                for f, x in (("B", 1), ("T", 3), ("D", 4), ("H", 2), ("element", 2)):
+                    fr.locator(f"[data-testid={f}]").fill(str(x))
+                fr.locator("[data-testid=wrong]").set_checked(True)
+                goto(5)
+                path = fr.locator("[data-testid=path]").text_content()
+                want = " → ".join(
+                    str(c) for c in multihead_lab("1", "3", "4", "2", "2", True)["path"]
+                )
+                if path != want:
+                    s.fail("labs", f"{where}: path {path!r}, twin {want!r}")
+            else:
+                s.fail("labs", f"{where}: not a lab page ({kind!r})")
             pg.wait_for_timeout(600)
-            h = [pg.eval_on_selector(f"#{lab['id']}", 'f => f.offsetHeight')]
-            pg.wait_for_timeout(600); h.append(pg.eval_on_selector(f"#{lab['id']}", 'f => f.offsetHeight'))
-            content, view = fr.locator('html').evaluate('h => [h.getBoundingClientRect().height, window.innerHeight]')
-            if h[0] != h[1]: s.fail('labs', f'{where}: the frame keeps changing height: {h[0]} then {h[1]} px')
-            if not 0 <= view - content < 3: s.fail('labs', f'{where}: frame shows {view} px of a {content:.0f} px lab')
-        except Exception as e: s.fail('labs', f'{where}: {type(e).__name__}: {str(e).splitlines()[0][:160]}')
-    s.ok('labs')
+            h = [pg.eval_on_selector(f"#{lab['id']}", "f => f.offsetHeight")]
+            pg.wait_for_timeout(600)
+            h.append(pg.eval_on_selector(f"#{lab['id']}", "f => f.offsetHeight"))
+            content, view = fr.locator("html").evaluate(
+                "h => [h.getBoundingClientRect().height, window.innerHeight]"
+            )
+            if h[0] != h[1]:
+                s.fail(
+                    "labs",
+                    f"{where}: the frame keeps changing height: {h[0]} then {h[1]} px",
+                )
+            if not 0 <= view - content < 3:
+                s.fail(
+                    "labs", f"{where}: frame shows {view} px of a {content:.0f} px lab"
+                )
+        except Exception as e:
+            s.fail(
+                "labs", f"{where}: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
+            )
+    s.ok("labs")
 
 
 def check_sidebar(s, base, nbs):
-    pg = s.open(base + 'index.html')
-    links = pg.eval_on_selector_all('#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text',
-                                    'as => as.map(a => [a.getAttribute("href"), a.textContent.trim()])')
+    pg = s.open(base + "index.html")
+    links = pg.eval_on_selector_all(
+        "#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text",
+        'as => as.map(a => [a.getAttribute("href"), a.textContent.trim()])',
+    )
     shown = pg.eval_on_selector_all(
-        '#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text',
-        'as => as.filter(a => a.getClientRects().length).length')
-    content, box = pg.eval_on_selector('#quarto-sidebar',
-                                       'e => [e.scrollHeight, e.clientHeight]')
-    s.loaded('index.html (sidebar)', pg)
+        "#quarto-sidebar a.sidebar-link, #quarto-sidebar a.sidebar-item-text",
+        "as => as.filter(a => a.getClientRects().length).length",
+    )
+    content, box = pg.eval_on_selector(
+        "#quarto-sidebar", "e => [e.scrollHeight, e.clientHeight]"
+    )
+    s.loaded("index.html (sidebar)", pg)
     pg.close()
     if content > box + 1:
-        s.fail('sidebar', f'on the home page the sidebar needs a scroll of its own: '
-                          f'{content} px of entries in {box} px ({shown} links shown)')
-    norm = lambda h: urlparse(urljoin(base, h)).path.rsplit('/', 1)[-1] or 'index.html'
-    hrefs = [norm(h) for h, _ in links if h and urlparse(h).path.endswith(('.html', '/'))]   # Quarto links home as /
+        s.fail(
+            "sidebar",
+            f"on the home page the sidebar needs a scroll of its own: "
+            f"{content} px of entries in {box} px ({shown} links shown)",
+        )
+
+    def norm(h):
+        return urlparse(urljoin(base, h)).path.rsplit("/", 1)[-1] or "index.html"
+
+    hrefs = [
+        norm(h) for h, _ in links if h and urlparse(h).path.endswith((".html", "/"))
+    ]  # Quarto links home as /
     titles = {norm(h): t for h, t in links if h}
     want = [page_name(nb) for nb in nbs]
     missing = [p for p in want if p not in hrefs]
-    if missing: s.fail('sidebar', f'the sidebar lacks {missing}')
-    if hrefs[:1] != ['index.html']: s.fail('sidebar', f'the first entry is {hrefs[:1]}, not the home page')
-    sections = [(h, SECTION_RE.match(titles.get(h, ''))) for h in hrefs]
+    if missing:
+        s.fail("sidebar", f"the sidebar lacks {missing}")
+    if hrefs[:1] != ["index.html"]:
+        s.fail("sidebar", f"the first entry is {hrefs[:1]}, not the home page")
+    sections = [(h, SECTION_RE.match(titles.get(h, ""))) for h in hrefs]
     chapter = [(h, (int(x[1]), int(x[2]))) for h, x in sections if x]
-    if len(hrefs) > 1 and not SECTION_RE.match(titles.get(hrefs[1], '')) or (chapter and chapter[0][1] != (4, 1)):
-        s.fail('sidebar', f'the page after home is {hrefs[1:2]} ({titles.get(hrefs[1]) if len(hrefs) > 1 else None}), not 4.1')
+    if (
+        len(hrefs) > 1
+        and not SECTION_RE.match(titles.get(hrefs[1], ""))
+        or (chapter and chapter[0][1] != (4, 1))
+    ):
+        s.fail(
+            "sidebar",
+            f"the page after home is {hrefs[1:2]} ({titles.get(hrefs[1]) if len(hrefs) > 1 else None}), not 4.1",
+        )
     nums = [n for _, n in chapter]
-    if nums != sorted(nums): s.fail('sidebar', f'the chapter pages are out of order: {[f"{a}.{b}" for a, b in nums]}')
-    order = ' '.join(f'{a}.{b}' for a, b in nums)
-    print(f'  sidebar: {len(hrefs)} pages, {shown} links shown on the home page '
-          f'({content} px in {box} px); chapter: {order}')
-    s.ok('sidebar')
+    if nums != sorted(nums):
+        s.fail(
+            "sidebar",
+            f"the chapter pages are out of order: {[f'{a}.{b}' for a, b in nums]}",
+        )
+    order = " ".join(f"{a}.{b}" for a, b in nums)
+    print(
+        f"  sidebar: {len(hrefs)} pages, {shown} links shown on the home page "
+        f"({content} px in {box} px); chapter: {order}"
+    )
+    s.ok("sidebar")
 
 
 def check_search(s, base, ids):
-    for query, anchor in (('KVCache', 'kvcache'), ('swap_attention', 'swap_attention')):
-        pg = s.open(base + 'index.html')
+    for query, anchor in (("KVCache", "kvcache"), ("swap_attention", "swap_attention")):
+        pg = s.open(base + "index.html")
         try:
-            pg.click('#quarto-search button, .aa-DetachedSearchButton, #quarto-search')
-            box = pg.locator('input.aa-Input')
+            pg.click("#quarto-search button, .aa-DetachedSearchButton, #quarto-search")
+            box = pg.locator("input.aa-Input")
             box.fill(query)
-            pg.wait_for_selector('.aa-Item', timeout=10_000)
-            first = pg.locator('.aa-Item a').first
-            href = first.get_attribute('href') or ''
+            pg.wait_for_selector(".aa-Item", timeout=10_000)
+            first = pg.locator(".aa-Item a").first
+            href = first.get_attribute("href") or ""
             first.click()
-            pg.wait_for_load_state('load')
+            pg.wait_for_load_state("load")
             frag = urlparse(pg.url).fragment
             at = heading_at(pg, frag)
-            page = urlparse(pg.url).path.rsplit('/', 1)[-1]
+            page = urlparse(pg.url).path.rsplit("/", 1)[-1]
             if frag != anchor or at is None:
-                s.fail('search', f'"{query}": the first result ({href}) opened '
-                                 f'{page}#{frag}, not the #{anchor} entry')
-            elif not at['navH'] - 1 <= at['top'] < HEIGHT / 2:   # under the navbar
-                s.fail('search', f'"{query}": the first result opened {page}#{frag}, '
-                                 f"its heading at {at['top']:.0f} px")
-            else: print(f'  search "{query}": first result opens {page}#{frag}, '
-                        f'heading at {at["top"]:.0f} px')
-        except Exception as e: s.fail('search', f'"{query}": {type(e).__name__}: {str(e).splitlines()[0][:160]}')
+                s.fail(
+                    "search",
+                    f'"{query}": the first result ({href}) opened '
+                    f"{page}#{frag}, not the #{anchor} entry",
+                )
+            elif not at["navH"] - 1 <= at["top"] < HEIGHT / 2:  # under the navbar
+                s.fail(
+                    "search",
+                    f'"{query}": the first result opened {page}#{frag}, '
+                    f"its heading at {at['top']:.0f} px",
+                )
+            else:
+                print(
+                    f'  search "{query}": first result opens {page}#{frag}, '
+                    f"heading at {at['top']:.0f} px"
+                )
+        except Exception as e:
+            s.fail(
+                "search",
+                f'"{query}": {type(e).__name__}: {str(e).splitlines()[0][:160]}',
+            )
         s.loaded(f'search "{query}"', pg)
         pg.close()
-    s.ok('search')
+    s.ok("search")
 
 
 def check_chapter(s, seen):
     for sec, (code, figures) in CHAPTER_FIGURES.items():
-        pages = {n: m for n, m in seen.items() if re.match(rf'^{re.escape(sec)}\b', (m['title'] or '').strip())}
-        if not pages: s.fail('chapter', f'no page titled {sec}'); continue
-        shown = '\n'.join(c for m in pages.values() for c in m['code'])
-        printed = '\n'.join(o for m in pages.values() for o in m['outputs'])
+        pages = {
+            n: m
+            for n, m in seen.items()
+            if re.match(rf"^{re.escape(sec)}\b", (m["title"] or "").strip())
+        }
+        if not pages:
+            s.fail("chapter", f"no page titled {sec}")
+            continue
+        shown = "\n".join(c for m in pages.values() for c in m["code"])
+        printed = "\n".join(o for m in pages.values() for o in m["outputs"])
         for c in code:
-            if not re.search(rf'^\s*{re.escape(c)}', shown, re.M): s.fail('chapter', f'{sec} ({", ".join(pages)}): does not show `{c}...`')
+            if not re.search(rf"^\s*{re.escape(c)}", shown, re.M):
+                s.fail("chapter", f"{sec} ({', '.join(pages)}): does not show `{c}...`")
         for f in figures:
-            if f not in printed: s.fail('chapter', f'{sec} ({", ".join(pages)}): does not print {f}')
-    s.ok('chapter')
+            if f not in printed:
+                s.fail("chapter", f"{sec} ({', '.join(pages)}): does not print {f}")
+    s.ok("chapter")
 
 
 def check_pages(s, seen, partial=False):
-    labs = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Labs')]
+    labs = [n for n, m in seen.items() if (m["title"] or "").strip().startswith("Labs")]
     for n in labs:
         m = seen[n]
-        if not m['labs'] or m['labs'][0]['top'] > HEIGHT: s.fail('labs-page', f'{n}: the first live lab starts at {m["labs"][0]["top"] if m["labs"] else None} px, below the first screen')
-    if not labs and not partial: s.fail('labs-page', 'no page titled Labs')
-    s.ok('labs-page')
-    bench = [n for n, m in seen.items() if (m['title'] or '').strip().startswith('Benchmarks')]
-    if not bench and not partial: s.fail('bench', 'no page titled Benchmarks')
+        if not m["labs"] or m["labs"][0]["top"] > HEIGHT:
+            s.fail(
+                "labs-page",
+                f"{n}: the first live lab starts at {m['labs'][0]['top'] if m['labs'] else None} px, below the first screen",
+            )
+    if not labs and not partial:
+        s.fail("labs-page", "no page titled Labs")
+    s.ok("labs-page")
+    bench = [
+        n
+        for n, m in seen.items()
+        if (m["title"] or "").strip().startswith("Benchmarks")
+    ]
+    if not bench and not partial:
+        s.fail("bench", "no page titled Benchmarks")
     for n in bench:
-        plots = [i for i in seen[n]['imgs'] if '_files/figure' in (i['src'] or '')]
-        if not plots: s.fail('bench', f'{n}: no plot')
+        plots = [i for i in seen[n]["imgs"] if "_files/figure" in (i["src"] or "")]
+        if not plots:
+            s.fail("bench", f"{n}: no plot")
         for i in plots:
-            scale = i['w'] / i['nw'] if i['nw'] else 0
-            if not i['done'] or not i['nw']: s.fail('bench', f"{n}: {i['src']} did not load")   # nw: drawn width, px
-            elif scale < MIN_PLOT_SCALE: s.fail('bench', f"{n}: {i['src'].split('/')[-1]} drawn {i['nw']} px wide, shown at {i['w']:.0f} px ({scale:.0%})")
-            elif i['px'] < MIN_PLOT_DENSITY * i['nw']:
-                s.fail('bench', f"{n}: {i['src'].split('/')[-1]} has {i['px']} px for "
-                                f"{i['nw']} CSS px (want {MIN_PLOT_DENSITY:.0f}x)")
-    s.ok('bench')
+            scale = i["w"] / i["nw"] if i["nw"] else 0
+            if not i["done"] or not i["nw"]:
+                s.fail("bench", f"{n}: {i['src']} did not load")  # nw: drawn width, px
+            elif scale < MIN_PLOT_SCALE:
+                s.fail(
+                    "bench",
+                    f"{n}: {i['src'].split('/')[-1]} drawn {i['nw']} px wide, shown at {i['w']:.0f} px ({scale:.0%})",
+                )
+            elif i["px"] < MIN_PLOT_DENSITY * i["nw"]:
+                s.fail(
+                    "bench",
+                    f"{n}: {i['src'].split('/')[-1]} has {i['px']} px for "
+                    f"{i['nw']} CSS px (want {MIN_PLOT_DENSITY:.0f}x)",
+                )
+    s.ok("bench")
 
 
-if __name__ == '__main__': sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -57,6 +57,7 @@ the results it returns, and the library (`Attention`, `attend`, `Rotary`, `KVCac
 `kv_cache_bytes`, the converters, `swap_attention`, `shard_heads`, `LatentAttention`).
 The Exercises page (4.9) asserts the surface.
 """
+
 __version__ = "0.1.0"
 
 from .ground import *
@@ -81,18 +82,29 @@ from .hf import *
 from .parallel import *
 from .latent import *
 
+
 def _document_all():
     """`help()` of every public name lists its arguments: `document` writes each
     parameter's comment into the docstring."""
     import inspect
     from .ground import document
+
     for name, obj in list(globals().items()):
-        if name.startswith('_'): continue
-        if not (inspect.isclass(obj) or inspect.isfunction(obj)): continue
-        if not getattr(obj, '__module__', '').startswith('causal_mha.'): continue
-        if inspect.isfunction(obj): document(obj); continue
+        if name.startswith("_"):
+            continue
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        if not getattr(obj, "__module__", "").startswith("causal_mha."):
+            continue
+        if inspect.isfunction(obj):
+            document(obj)
+            continue
         # the constructor's comments, or a dataclass's fields'
-        document(obj, obj.__init__); document(obj, obj)
-        for m, f in vars(obj).items():   # and its public methods
-            if inspect.isfunction(f) and not m.startswith('_'): document(f)
+        document(obj, obj.__init__)
+        document(obj, obj)
+        for m, f in vars(obj).items():  # and its public methods
+            if inspect.isfunction(f) and not m.startswith("_"):
+                document(f)
+
+
 _document_all()

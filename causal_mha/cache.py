@@ -13,38 +13,51 @@ from .ground import check_bool, check_int, shape_of
 __all__ = ['KVCache']
 
 # %% ../nbs/08c_cache.ipynb #3c20b0fb
-def _slots(t:Tensor|None, i) -> Tensor|None:
+def _slots(t: Tensor | None, i) -> Tensor | None:
     "Slots `i` of a buffer: keys or values `[B, H, C, d]`, positions `[B, C]`."
     return None if t is None else t[:, :, i] if t.ndim == 4 else t[:, i]
 
-_KIND = ('batch_size', 'n_heads', 'head_dim', 'value width', 'dtype', 'device')
 
-def _kind(k:Tensor, v:Tensor) -> tuple:
+_KIND = ("batch_size", "n_heads", "head_dim", "value width", "dtype", "device")
+
+
+def _kind(k: Tensor, v: Tensor) -> tuple:
     "What the keys and values of every call share, named by `_KIND`."
     (B, H, _, d), dv = k.shape, v.shape[3]
     return (B, H, d, dv, k.dtype, k.device)
 
-def _guard(out, k:Tensor, v:Tensor, held:int):
+
+def _guard(out, k: Tensor, v: Tensor, held: int):
     """Refuse backward through `out` once a later call has written into `k` or `v`, or
     when it read `held` positions written with autograd on (no graph kept for them)."""
-    versions = (k._version, v._version)                  # after this call's write
+    versions = (k._version, v._version)  # after this call's write
     use = "use a KVCache(differentiable=True)"
 
     def check(grad_outputs):
-        if held: raise RuntimeError(f"this KVCache holds {held} positions written with "
-                                    f"autograd on but not their graph: {use}")
-        if (k._version, v._version) != versions: raise RuntimeError(
-            f"backward reached keys/values that a later call has overwritten: {use}")
+        if held:
+            raise RuntimeError(
+                f"this KVCache holds {held} positions written with "
+                f"autograd on but not their graph: {use}"
+            )
+        if (k._version, v._version) != versions:
+            raise RuntimeError(
+                f"backward reached keys/values that a later call has overwritten: {use}"
+            )
 
     for t in out if isinstance(out, tuple) else (out,):
-        if getattr(t, 'grad_fn', None) is not None: t.grad_fn.register_prehook(check)
+        if getattr(t, "grad_fn", None) is not None:
+            t.grad_fn.register_prehook(check)
     return out
+
 
 class _Slots:
     """The store: buffers of slots for keys `[B, H, C, d]`, values `[B, H, C, d_v]`
     and, once a call was padded, positions `[B, C]`; the held slots are `start ..
     start + length`, oldest first. Growth and a window's eviction live here."""
-    def __len__(self): return self.length
+
+    def __len__(self):
+        return self.length
+
     capacity = property(lambda self: 0 if self.k is None else self.k.shape[2])
     nbytes = property(lambda self: self.capacity and self.k.nbytes + self.v.nbytes)
     held = property(lambda self: slice(self.start, self.start + self.length))
@@ -52,44 +65,57 @@ class _Slots:
     values = property(lambda self: _slots(self.v, self.held))
 
     @property
-    def positions(self) -> Tensor: # [B, len] each held slot's position
+    def positions(self) -> Tensor:  # [B, len] each held slot's position
         "The held slots' positions (slot i of L holds n_seen - L + i until padded)."
-        if self.pos is not None: return self.pos[:, self.held]
+        if self.pos is not None:
+            return self.pos[:, self.held]
         n = torch.arange(self.n_seen - self.length, self.n_seen, device=self.k.device)
         return n.expand(self.k.shape[0], -1)
 
-    def _write(self, k:Tensor, v:Tensor, graph:bool) -> tuple:
+    def _write(self, k: Tensor, v: Tensor, graph: bool) -> tuple:
         """Keys `k` and values `v` into the free slots after the held ones, first into
         new buffers if need be (every call when `differentiable`, keeping autograd's
         graph); views of all the held and new ones."""
         n, L = k.shape[2], self.length
-        if self.differentiable: self._move(L + n, k, v, graph=True)
-        elif self.start + L + n > self.capacity or (not torch.compiler.is_compiling()
-                and self.k.is_inference() and not torch.is_inference_mode_enabled()):
+        if self.differentiable:
+            self._move(L + n, k, v, graph=True)
+        elif self.start + L + n > self.capacity or (
+            not torch.compiler.is_compiling()
+            and self.k.is_inference()
+            and not torch.is_inference_mode_enabled()
+        ):
             self._move(max(L + n, self._room(n)), k, v)  # (inference mode's: read only)
         s, e = self.start, self.start + L + n
-        kb, vb = (self.k.detach(), self.v.detach()) if graph and not (
-            self.differentiable) else (self.k, self.v)   # history: this write only
-        kb[:, :, e - n:e], vb[:, :, e - n:e] = k, v
+        kb, vb = (
+            (self.k.detach(), self.v.detach())
+            if graph and not (self.differentiable)
+            else (self.k, self.v)
+        )  # history: this write only
+        kb[:, :, e - n : e], vb[:, :, e - n : e] = k, v
         return kb[:, :, s:e], vb[:, :, s:e]
 
-    def _move(self, cap:int, k=None, v=None, keep=slice(None), graph=False):
+    def _move(self, cap: int, k=None, v=None, keep=slice(None), graph=False):
         """New buffers of `cap` slots, the held slots (those `keep` picks) first; empty
         ones take their shapes from `k` and `v`. `graph`: the copy keeps autograd's."""
-        if self.k is None: self.k, self.v = k[:, :, :0], v[:, :, :0]
-        k, v, pos = (_slots(t, keep) for t in (self.keys, self.values,
-                                                _slots(self.pos, self.held)))
+        if self.k is None:
+            self.k, self.v = k[:, :, :0], v[:, :, :0]
+        k, v, pos = (
+            _slots(t, keep)
+            for t in (self.keys, self.values, _slots(self.pos, self.held))
+        )
         L = k.shape[2]
-        self.k, self.v = (F.pad(t if graph else t.detach(), (0, 0, 0, cap - L))
-                          for t in (k, v))
+        self.k, self.v = (
+            F.pad(t if graph else t.detach(), (0, 0, 0, cap - L)) for t in (k, v)
+        )
         self.pos = None if pos is None else F.pad(pos, (0, cap - L), value=-1)
         self.start, self.length = 0, L
         self.n_allocs, self.n_copied = self.n_allocs + 1, self.n_copied + L
 
-    def _room(self, n:int) -> int:
+    def _room(self, n: int) -> int:
         "A new buffer's slots: twice as many (capped); with a window, it and an eighth."
         cap = min(2 * self.capacity, self.max_length or 2 * self.capacity)
-        if self.window is None: return cap
+        if self.window is None:
+            return cap
         w = max(self.window - 1, self.length) + n
         return min(cap, w + max(4, -(-w // 7)))
 
@@ -99,17 +125,22 @@ class _Slots:
         W, L = self.window, self.length
         first, idx = max(0, L - W + 1), None
         if self.padded:
-            if self.k.is_meta: raise ValueError(
-                "padding with a window reads positions, which meta tensors do not hold")
+            if self.k.is_meta:
+                raise ValueError(
+                    "padding with a window reads positions, which meta tensors do not "
+                    "hold"
+                )
             need = (self.positions >= (self.n_real - W + 1)[:, None]).any(0)
-            idx = need.nonzero()[:, 0].tolist()              # one host sync
+            idx = need.nonzero()[:, 0].tolist()  # one host sync
             first = idx[0] if idx else L
-        if idx is not None and L - first > 2 * len(idx) + 8:   # apart: keep those
+        if idx is not None and L - first > 2 * len(idx) + 8:  # apart: keep those
             self._move(max(len(idx) + 1, W), keep=idx, graph=self.differentiable)
-        else: self.start, self.length = self.start + first, L - first
-        room = max(self.length + 1, W)        # back to what a one-call prefill leaves
+        else:
+            self.start, self.length = self.start + first, L - first
+        room = max(self.length + 1, W)  # back to what a one-call prefill leaves
         if not self.differentiable and self.capacity > room + max(4, -(-room // 7)):
             self._move(room)
+
 
 class KVCache(_Slots):
     """Keys and values of the positions one attention layer has seen, for decoding.
@@ -148,15 +179,16 @@ class KVCache(_Slots):
             autograd on whose graph the cache did not keep (fill it under
             `torch.no_grad()`); `differentiable=True` allows both.
     """
-    def __init__(self, *, differentiable:bool=False):
-        self.differentiable = check_bool('differentiable', differentiable)
+
+    def __init__(self, *, differentiable: bool = False):
+        self.differentiable = check_bool("differentiable", differentiable)
         self.reset()
 
     def reset(self):
         """Forget every position and free the buffers: the cache takes any batch again.
         (`graph`: a held position was written with autograd on.)"""
-        self.k = self.v = self.pos = self.n_real = None   # n_real: [B], once padded
-        self.owner = self.window = self.max_length = None      # the filling layer's
+        self.k = self.v = self.pos = self.n_real = None  # n_real: [B], once padded
+        self.owner = self.window = self.max_length = None  # the filling layer's
         self.start = self.length = self.n_allocs = self.n_copied = self.n_seen = 0
         self.graph = False
 
@@ -165,11 +197,16 @@ class KVCache(_Slots):
 
     def __repr__(self):
         kind = () if self.k is None else zip(_KIND, _kind(self.k, self.v))
-        return (f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, "
-                f"capacity={self.capacity}, " + "".join(f"{n}={x}, " for n, x in kind)
-                + f"differentiable={self.differentiable})")
+        return (
+            f"{type(self).__name__}(len={len(self)}, n_seen={self.n_seen}, "
+            f"capacity={self.capacity}, "
+            + "".join(f"{n}={x}, " for n, x in kind)
+            + f"differentiable={self.differentiable})"
+        )
 
-    def attend(self, layer, k_new:Tensor, v_new:Tensor, pos:Tensor|None, attention):
+    def attend(
+        self, layer, k_new: Tensor, v_new: Tensor, pos: Tensor | None, attention
+    ):
         """`attention(k, v, k_pos)` over the held positions and the new ones; the new
         ones are held once it returns.
 
@@ -193,57 +230,92 @@ class KVCache(_Slots):
         out = attention(*self._write(k_new, v_new, graph), k_pos)  # raises: none held
         if graph and not self.differentiable:
             out = _guard(out, self.k, self.v, L if self.graph else 0)
-        if pos is not None:                               # the positions written out
-            if self.pos is None: self.pos = F.pad(self.positions, (
-                self.start, self.capacity - self.start - L), value=-1)
-            self.pos[:, self.start + L:self.start + L + n] = pos
+        if pos is not None:  # the positions written out
+            if self.pos is None:
+                self.pos = F.pad(
+                    self.positions,
+                    (self.start, self.capacity - self.start - L),
+                    value=-1,
+                )
+            self.pos[:, self.start + L : self.start + L + n] = pos
             self.n_real = (pos.amax(1) + 1).clamp(min=self.next_position)
         self.length, self.n_seen = L + n, self.n_seen + n
         self.graph = self.graph or graph
-        if self.window is not None: self._evict()
+        if self.window is not None:
+            self._evict()
         return out
 
-    def _check(self, layer, k:Tensor, v:Tensor) -> int:
+    def _check(self, layer, k: Tensor, v: Tensor) -> int:
         "Refuse keys and values that cannot join the held ones; their count."
-        if not (isinstance(k, Tensor) and isinstance(v, Tensor) and k.ndim == 4
-                == v.ndim and (ks := k.shape)[:3] == v.shape[:3] and ks[2]
-                and k.dtype == v.dtype and k.device == v.device): raise ValueError(
-            f"k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, n, d_v] of "
-            f"one dtype and device, got " + " and ".join(
-                f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip() for t in (k, v)))
+        if not (
+            isinstance(k, Tensor)
+            and isinstance(v, Tensor)
+            and k.ndim == 4 == v.ndim
+            and (ks := k.shape)[:3] == v.shape[:3]
+            and ks[2]
+            and k.dtype == v.dtype
+            and k.device == v.device
+        ):
+            raise ValueError(
+                "k_new and v_new must be tensors [B, H, n >= 1, d] and [B, H, n, d_v] "
+                "of "
+                f"one dtype and device, got "
+                + " and ".join(
+                    f"{shape_of(t)} {getattr(t, 'dtype', '')}".strip() for t in (k, v)
+                )
+            )
         n, most = ks[2], layer.context_length
-        if most is not None and self.n_seen + n > most: raise ValueError(
-            f"{n} new + {self.n_seen} cached positions exceed context_length={most}")
-        if not self.n_seen: self.reset()               # (a failed first call's buffers)
+        if most is not None and self.n_seen + n > most:
+            raise ValueError(
+                f"{n} new + {self.n_seen} cached positions exceed context_length={most}"
+            )
+        if not self.n_seen:
+            self.reset()  # (a failed first call's buffers)
         elif (new := _kind(k, v)) != (was := _kind(self.k, self.v)):
             name, a, b = next(t for t in zip(_KIND, new, was) if t[1] != t[2])
             raise ValueError(f"new keys have {name}={a} but the cache holds {name}={b}")
-        elif layer.uid != self.owner: raise ValueError(
-            "the cache holds positions written by another attention layer: use one "
-            "KVCache per layer, or call cache.reset() for a new sequence")
-        self.owner, self.window, self.max_length = (layer.uid, layer.window,
-                                                    layer.context_length)
+        elif layer.uid != self.owner:
+            raise ValueError(
+                "the cache holds positions written by another attention layer: use one "
+                "KVCache per layer, or call cache.reset() for a new sequence"
+            )
+        self.owner, self.window, self.max_length = (
+            layer.uid,
+            layer.window,
+            layer.context_length,
+        )
         return n
 
-    def crop(self, n:int): # positions to keep: the first n seen
+    def crop(self, n: int):  # positions to keep: the first n seen
         """Forget every position after the first `n` seen, without a copy (speculative
         decoding, another continuation of a prefix). `crop(0)` empties the cache."""
-        n, base, W = check_int('n', n, 0), self.n_seen - self.length, self.window
-        if n > self.n_seen: raise ValueError(f"n={n} exceeds n_seen={self.n_seen}")
+        n, base, W = check_int("n", n, 0), self.n_seen - self.length, self.window
+        if n > self.n_seen:
+            raise ValueError(f"n={n} exceeds n_seen={self.n_seen}")
         drop = self.n_seen - n
         if drop and W is not None and base and (self.padded or n - W + 1 < base):
-            raise ValueError(f"n={n}: the window of {W} has dropped every position "
-                             f"before {base}, which the next query would see")
-        if drop and self.padded:                          # each sequence's real tokens
+            raise ValueError(
+                f"n={n}: the window of {W} has dropped every position "
+                f"before {base}, which the next query would see"
+            )
+        if drop and self.padded:  # each sequence's real tokens
             self.n_real = self.n_real - (self.positions[:, -drop:] >= 0).sum(1)
         self.length, self.n_seen = self.length - drop, n
-        if n == 0: self.reset()
+        if n == 0:
+            self.reset()
 
-    def reorder(self, index:Tensor): # [B'] rows of the batch to keep, in their order
+    def reorder(self, index: Tensor):  # [B'] rows of the batch to keep, in their order
         "Keep the batch rows `index` (in that order), as beam search does each step."
-        if not isinstance(index, Tensor) or index.ndim != 1 or (
-                index.dtype.is_floating_point or index.dtype == torch.bool):
-            raise ValueError(f"index must be a 1-D integer tensor of batch rows, got "
-                             f"{shape_of(index)} {getattr(index, 'dtype', '')}")
-        self.k, self.v, self.pos, self.n_real = (None if t is None else t[index.to(
-            t.device)] for t in (self.k, self.v, self.pos, self.n_real))
+        if (
+            not isinstance(index, Tensor)
+            or index.ndim != 1
+            or (index.dtype.is_floating_point or index.dtype == torch.bool)
+        ):
+            raise ValueError(
+                f"index must be a 1-D integer tensor of batch rows, got "
+                f"{shape_of(index)} {getattr(index, 'dtype', '')}"
+            )
+        self.k, self.v, self.pos, self.n_real = (
+            None if t is None else t[index.to(t.device)]
+            for t in (self.k, self.v, self.pos, self.n_real)
+        )

@@ -9,6 +9,7 @@ from numbers import Real
 from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
+
 # the shared argument check; ground holds no attention class
 from .ground import check_int, check_bool
 
@@ -16,58 +17,74 @@ from .ground import check_int, check_bool
 __all__ = ['CausalityReport', 'verify_causal', 'influence']
 
 # %% ../nbs/05_causality_check.ipynb #da64ec59
-def _device_dtype(module:nn.Module):
+def _device_dtype(module: nn.Module):
     """Device of the module's first parameter or buffer (CPU if none) and its first
     floating dtype (default if none)."""
     tensors = list(module.parameters()) + list(module.buffers())
-    device = tensors[0].device if tensors else torch.device('cpu')
-    dtype = next((t.dtype for t in tensors if t.is_floating_point()),
-                 torch.get_default_dtype())
+    device = tensors[0].device if tensors else torch.device("cpu")
+    dtype = next(
+        (t.dtype for t in tensors if t.is_floating_point()), torch.get_default_dtype()
+    )
     return device, dtype
 
 # %% ../nbs/05_causality_check.ipynb #e3d51228
 class _Prepared:
     """Context manager: the module to run (a float copy, or the module itself) in the
     requested mode; flags restored."""
+
     def __init__(self, module, dtype, train):
         if not isinstance(module, nn.Module):
-            raise TypeError(f"module must be a torch.nn.Module, "
-                            f"got {type(module).__name__}")
+            raise TypeError(
+                f"module must be a torch.nn.Module, got {type(module).__name__}"
+            )
         floating = isinstance(dtype, torch.dtype) and dtype.is_floating_point
         if dtype is not None and not floating:
-            raise TypeError(f"dtype must be a floating torch dtype or None, "
-                            f"got {dtype!r}")
+            raise TypeError(
+                f"dtype must be a floating torch dtype or None, got {dtype!r}"
+            )
         self.module, self.dtype, self.train = module, dtype, bool(train)
+
     def __enter__(self):
         self.flags = [(m, m.training) for m in self.module.modules()]
         m = self.module
-        if self.dtype is not None: m = copy.deepcopy(m).to(self.dtype)
+        if self.dtype is not None:
+            m = copy.deepcopy(m).to(self.dtype)
         self.device, self.run_dtype = _device_dtype(m)
         return m.train(self.train)
+
     def __exit__(self, *exc):
-        for m, flag in self.flags: m.training = flag
+        for m, flag in self.flags:
+            m.training = flag
 
 # %% ../nbs/05_causality_check.ipynb #a25edbb5
-def _forward(module, x:Tensor) -> Tensor:
+def _forward(module, x: Tensor) -> Tensor:
     """Call `module(x)` and check that it returned one tensor `[B, T, D']` with the
     input's B and T."""
-    try: out = module(x)
+    try:
+        out = module(x)
     except Exception as e:
-        raise RuntimeError(f"verify_causal: module raised {type(e).__name__} "
-                           f"on an input of shape {list(x.shape)} [B, T, D] "
-                           f"and dtype {x.dtype}: {e}") from e
+        raise RuntimeError(
+            f"verify_causal: module raised {type(e).__name__} "
+            f"on an input of shape {list(x.shape)} [B, T, D] "
+            f"and dtype {x.dtype}: {e}"
+        ) from e
     if isinstance(out, (tuple, list)):
-        raise TypeError(f"module returned a {type(out).__name__} of {len(out)} items, "
-                        f"not a tensor; verify_causal needs "
-                        f"forward(x) -> one tensor [B, T, D']: "
-                        f"wrap the module so that it returns only the output")
+        raise TypeError(
+            f"module returned a {type(out).__name__} of {len(out)} items, "
+            f"not a tensor; verify_causal needs "
+            f"forward(x) -> one tensor [B, T, D']: "
+            f"wrap the module so that it returns only the output"
+        )
     if not isinstance(out, Tensor):
-        raise TypeError(f"module must return a tensor [B, T, D'], "
-                        f"got {type(out).__name__}")
+        raise TypeError(
+            f"module must return a tensor [B, T, D'], got {type(out).__name__}"
+        )
     B, T = x.shape[:2]
     if out.ndim != 3 or tuple(out.shape[:2]) != (B, T):
-        raise ValueError(f"module output must have shape [B, T, D'] = [{B}, {T}, *], "
-                         f"got {list(out.shape)}")
+        raise ValueError(
+            f"module output must have shape [B, T, D'] = [{B}, {T}, *], "
+            f"got {list(out.shape)}"
+        )
     return out
 
 # %% ../nbs/05_causality_check.ipynb #d4da6c97
@@ -80,64 +97,76 @@ class CausalityReport:
     x only in the future; `max_future_grad` is max |d loss(prefix outputs) / d
     x[future]|, None when `grad=False`; `leaks` lists the prefix positions whose
     output changed, or has a gradient, when the future changed."""
-    max_prefix_diff: float # max |out(x) - out(x')| over the prefix
-    max_future_grad: float|None # max |d loss(prefix) / d x[future]|; None: not run
-    passed: bool # both are <= atol and every output is finite
-    leaks: list # prefix positions that depend on the future
-    nonfinite: list # positions whose unperturbed output holds NaN or inf
-    in_shape: tuple # [B, T, D] of the input
-    out_shape: tuple # [B, T, D'] of the output
-    n_future: int # how many trailing positions were perturbed
-    note: str = '' # a caveat on how to read the numbers (train mode)
+
+    max_prefix_diff: float  # max |out(x) - out(x')| over the prefix
+    max_future_grad: float | None  # max |d loss(prefix) / d x[future]|; None: not run
+    passed: bool  # both are <= atol and every output is finite
+    leaks: list  # prefix positions that depend on the future
+    nonfinite: list  # positions whose unperturbed output holds NaN or inf
+    in_shape: tuple  # [B, T, D] of the input
+    out_shape: tuple  # [B, T, D'] of the output
+    n_future: int  # how many trailing positions were perturbed
+    note: str = ""  # a caveat on how to read the numbers (train mode)
 
     def __str__(self):
-        T = self.in_shape[1]; P = T - self.n_future
+        T = self.in_shape[1]
+        P = T - self.n_future
         g = self.max_future_grad
-        g = 'not checked' if g is None else f'{g:.3g}'
-        s = (f"{'PASSED' if self.passed else 'FAILED'}: "
-             f"input {list(self.in_shape)} -> output {list(self.out_shape)}; "
-             f"future positions {list(range(P, T))} perturbed; "
-             f"max prefix diff {self.max_prefix_diff:.3g}, "
-             f"max future grad {g}")
-        if self.leaks: s += f"; prefix positions {self.leaks} depend on the future"
+        g = "not checked" if g is None else f"{g:.3g}"
+        s = (
+            f"{'PASSED' if self.passed else 'FAILED'}: "
+            f"input {list(self.in_shape)} -> output {list(self.out_shape)}; "
+            f"future positions {list(range(P, T))} perturbed; "
+            f"max prefix diff {self.max_prefix_diff:.3g}, "
+            f"max future grad {g}"
+        )
+        if self.leaks:
+            s += f"; prefix positions {self.leaks} depend on the future"
         if self.nonfinite:
             s += f"; output not finite (NaN/inf) at positions {self.nonfinite}"
-        return s + (f" ({self.note})" if self.note else '')
+        return s + (f" ({self.note})" if self.note else "")
 
 # %% ../nbs/05_causality_check.ipynb #df0ed68f
-def _grad_matrix(run, x:Tensor, rows:int, gen:torch.Generator) -> Tensor:
+def _grad_matrix(run, x: Tensor, rows: int, gen: torch.Generator) -> Tensor:
     """[rows, T]: max |d (w_i . out_i) / d x_j| for output positions i < rows and
     every input position j."""
     x = x.detach().clone().requires_grad_(True)
     T = x.shape[1]
     with torch.enable_grad():
         y = run(x)  # [B, T, D']
-        if not y.requires_grad: return torch.zeros(rows, T, dtype=torch.float64)
+        if not y.requires_grad:
+            return torch.zeros(rows, T, dtype=torch.float64)
         w = torch.randn(y.shape, generator=gen, dtype=torch.float64)
         w = w.to(y.device, y.dtype)
         out = torch.zeros(rows, T, dtype=torch.float64)
         for i in range(rows):
-            g, = torch.autograd.grad((y[:, i] * w[:, i]).sum(), x,
-                                     retain_graph=i < rows - 1, allow_unused=True)
+            (g,) = torch.autograd.grad(
+                (y[:, i] * w[:, i]).sum(),
+                x,
+                retain_graph=i < rows - 1,
+                allow_unused=True,
+            )
             # [B, T, D] -> [T]
-            if g is not None: out[i] = g.abs().amax(dim=(0, 2)).double().cpu()
+            if g is not None:
+                out[i] = g.abs().amax(dim=(0, 2)).double().cpu()
     return out
 
 # %% ../nbs/05_causality_check.ipynb #6f848c60
-def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
-                 B:int=2, # batch size of the random input
-                 T:int=6, # sequence length
-                 D:int=12, # input width the module expects
-                 n_future:int=2, # perturb the last n_future positions
-                 scale:float=1e3, # size of the perturbation added to the future
-                 seed:int=0, # seed of a private generator
-                 dtype:torch.dtype|None=torch.float64, # run a deep copy in this dtype
-                 grad:bool=True, # also run the gradient form
-                 atol:float=0.0, # largest difference and gradient still accepted
-                 strict:bool=False, # raise AssertionError instead of returning
-                 train:bool=False, # run in train mode (dropout on)
-                 same_rng:bool=False, # with train=True: same dropout masks both passes
-                ) -> CausalityReport:
+def verify_causal(
+    module: nn.Module,  # any module mapping [B, T, D] -> [B, T, D']
+    B: int = 2,  # batch size of the random input
+    T: int = 6,  # sequence length
+    D: int = 12,  # input width the module expects
+    n_future: int = 2,  # perturb the last n_future positions
+    scale: float = 1e3,  # size of the perturbation added to the future
+    seed: int = 0,  # seed of a private generator
+    dtype: torch.dtype | None = torch.float64,  # run a deep copy in this dtype
+    grad: bool = True,  # also run the gradient form
+    atol: float = 0.0,  # largest difference and gradient still accepted
+    strict: bool = False,  # raise AssertionError instead of returning
+    train: bool = False,  # run in train mode (dropout on)
+    same_rng: bool = False,  # with train=True: same dropout masks both passes
+) -> CausalityReport:
     """Perturb only the future inputs of `module` and measure how much the earlier
     outputs, and their gradients, move.
 
@@ -186,16 +215,31 @@ def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
             included).
         AssertionError: with `strict=True`, when the check fails.
     """
-    sizes = (('B', B, 1), ('T', T, 2), ('D', D, 1), ('n_future', n_future, 1),
-             ('seed', seed, 0))
+    sizes = (
+        ("B", B, 1),
+        ("T", T, 2),
+        ("D", D, 1),
+        ("n_future", n_future, 1),
+        ("seed", seed, 0),
+    )
     B, T, D, n_future, seed = (check_int(name, v, lo) for name, v, lo in sizes)
-    flags = (('grad', grad), ('strict', strict), ('train', train),
-             ('same_rng', same_rng))
-    for name, v in flags: check_bool(name, v)
+    flags = (
+        ("grad", grad),
+        ("strict", strict),
+        ("train", train),
+        ("same_rng", same_rng),
+    )
+    for name, v in flags:
+        check_bool(name, v)
     if n_future >= T:
-        raise ValueError(f"n_future must be smaller than T so that a prefix is left: "
-                         f"n_future={n_future}, T={T}")
-    number = lambda v: isinstance(v, Real) and not isinstance(v, bool)
+        raise ValueError(
+            f"n_future must be smaller than T so that a prefix is left: "
+            f"n_future={n_future}, T={T}"
+        )
+
+    def number(v):
+        return isinstance(v, Real) and not isinstance(v, bool)
+
     if not (number(scale) and 0 < scale < math.inf):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
     if not (number(atol) and 0 <= atol < math.inf):
@@ -210,11 +254,15 @@ def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
     with prep as m:
         x = x.to(prep.device, prep.run_dtype)
         bump = bump.to(prep.device, prep.run_dtype)
-        devices = [prep.device] if prep.device.type == 'cuda' else []
+        devices = [prep.device] if prep.device.type == "cuda" else []
+
         def run(inp):
-            if not same_rng: return _forward(m, inp)
+            if not same_rng:
+                return _forward(m, inp)
             with torch.random.fork_rng(devices=devices):
-                torch.manual_seed(seed); return _forward(m, inp)
+                torch.manual_seed(seed)
+                return _forward(m, inp)
+
         with torch.no_grad():
             y, y2 = run(x), run(x + bump)  # [B, T, D'] each
         bad = ~(torch.isfinite(y) & torch.isfinite(y2))  # [B, T, D']
@@ -223,32 +271,50 @@ def verify_causal(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
         pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))
         # [P, T] -> [P]
         fut_grad = _grad_matrix(run, x, P, gen)[:, P:].amax(-1) if grad else None
-    leaks = {i for i in range(P)
-             if pos_diff[i] > atol or (fut_grad is not None and fut_grad[i] > atol)}
+    leaks = {
+        i
+        for i in range(P)
+        if pos_diff[i] > atol or (fut_grad is not None and fut_grad[i] > atol)
+    }
     max_diff = pos_diff.max().item()
     max_grad = None if fut_grad is None else fut_grad.max().item()
     ok = not nonfinite and max_diff <= atol and (max_grad is None or max_grad <= atol)
-    note = ("train mode: the two passes drew different dropout masks, so a difference "
-            "may be randomness, not leakage" if train and not same_rng else '')
-    res = CausalityReport(max_diff, max_grad, ok, sorted(leaks), nonfinite, (B, T, D),
-                          tuple(y.shape), n_future, note)
-    if strict and not ok: raise AssertionError(f"verify_causal: {res}")
+    note = (
+        "train mode: the two passes drew different dropout masks, so a difference "
+        "may be randomness, not leakage"
+        if train and not same_rng
+        else ""
+    )
+    res = CausalityReport(
+        max_diff,
+        max_grad,
+        ok,
+        sorted(leaks),
+        nonfinite,
+        (B, T, D),
+        tuple(y.shape),
+        n_future,
+        note,
+    )
+    if strict and not ok:
+        raise AssertionError(f"verify_causal: {res}")
     return res
 
 # %% ../nbs/05_causality_check.ipynb #0fe47f74
-def influence(module:nn.Module, # any module mapping [B, T, D] -> [B, T, D']
-              B:int=2, # batch size of the random input
-              T:int=6, # sequence length
-              D:int=12, # input width the module expects
-              seed:int=0, # seed of a private generator for the input and loss weights
-              dtype:torch.dtype|None=torch.float64, # run a deep copy in this dtype
-             ) -> Tensor: # [T, T] float64; [i, j] = max |d out_i / d x_j|
+def influence(
+    module: nn.Module,  # any module mapping [B, T, D] -> [B, T, D']
+    B: int = 2,  # batch size of the random input
+    T: int = 6,  # sequence length
+    D: int = 12,  # input width the module expects
+    seed: int = 0,  # seed of a private generator for the input and loss weights
+    dtype: torch.dtype | None = torch.float64,  # run a deep copy in this dtype
+) -> Tensor:  # [T, T] float64; [i, j] = max |d out_i / d x_j|
     """Measured dependence of each output position on each input position, in eval
     mode (one backward per row).
 
     `dtype=None` runs the module as it is. The result is zero above the diagonal if
     the module is causal."""
-    sizes = (('B', B, 1), ('T', T, 1), ('D', D, 1), ('seed', seed, 0))
+    sizes = (("B", B, 1), ("T", T, 1), ("D", D, 1), ("seed", seed, 0))
     B, T, D, seed = (check_int(name, v, lo) for name, v, lo in sizes)
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)

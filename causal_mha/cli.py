@@ -15,11 +15,11 @@ from .masks import causal_mask
 from .checks import verify_causal
 from .dropout import dropout_row, dropout_expectation
 from .multihead import MultiHeadAttention, track_element
+
 # by the names the package exports, wherever they live
 from . import Attention, KVCache
-from .bench import (
-    run_benchmarks, format_report, plot_results, save_results, check_options,
-    require_matplotlib, usable_cores, PARTS)
+from .bench import run_benchmarks, format_report, plot_results, save_results
+from .bench import check_options, require_matplotlib, usable_cores, PARTS
 
 # %% auto #0
 __all__ = ['causal_mha_figures', 'causal_mha_lab', 'causal_mha_bench']
@@ -29,18 +29,23 @@ class Seen(NamedTuple):
     """One figure a check measured, the chapter's value for it, and how far apart they
     may be (0: exactly equal). `measured` is a number, a (nested) list of numbers, or
     any value compared exactly."""
-    name: str # what the figure is
-    measured: object # the value this machine computes
-    chapter: object # the value the chapter prints
-    tol: float = 0.0 # largest allowed |measured - chapter|
+
+    name: str  # what the figure is
+    measured: object  # the value this machine computes
+    chapter: object  # the value the chapter prints
+    tol: float = 0.0  # largest allowed |measured - chapter|
+
 
 def _numbers(v):
     """`v` as a flat float64 tensor, or None when it is not a number or a regular array
     of numbers."""
-    try: return torch.as_tensor(v, dtype=torch.float64).flatten()
-    except (TypeError, ValueError, RuntimeError): return None
+    try:
+        return torch.as_tensor(v, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
-def _judge(s:Seen) -> tuple: # (passed, largest |measured - chapter| or None)
+
+def _judge(s: Seen) -> tuple:  # (passed, largest |measured - chapter| or None)
     """Compare a measured figure with the chapter's: within `tol` for numbers, equality
     for anything else (then the difference is None)."""
     a, b = _numbers(s.measured), _numbers(s.chapter)
@@ -49,98 +54,133 @@ def _judge(s:Seen) -> tuple: # (passed, largest |measured - chapter| or None)
     err = (a - b).abs().max().item() if a.numel() else 0.0
     return err <= s.tol, err
 
+
 def _fmt(v):
     """A measured or expected value for the report: numbers to 6 significant digits,
     lists element by element."""
-    if isinstance(v, (list, tuple)): return '[' + ', '.join(_fmt(x) for x in v) + ']'
-    if isinstance(v, float): return f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    if isinstance(v, float):
+        return f"{v:.6g}"
     return str(v)
 
-def _describe(s:Seen) -> str:
+
+def _describe(s: Seen) -> str:
     """One line: the figure, measured and chapter's values, the difference and the
     tolerance."""
     ok, err = _judge(s)
     head = f"{s.name}: measured {_fmt(s.measured)}, chapter {_fmt(s.chapter)}"
-    if err is None: return head + (", equal" if ok else ", NOT equal")
+    if err is None:
+        return head + (", equal" if ok else ", NOT equal")
     return head + f", |Δ| {err:.2g} {'<=' if ok else '>'} tolerance {s.tol:g}"
 
 # %% ../nbs/13_cli.ipynb #01749ab3
 def figures_weighted_average(dev):
     "4.1: softmax of [0, 1, 1] and z1 for x0=(1,0), x1=(0,1), x2=(1,1)."
-    X = torch.tensor([[1., 0.], [0., 1.], [1., 1.]], dtype=torch.float64, device=dev)
+    X = torch.tensor(
+        [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64, device=dev
+    )
     w = torch.softmax(X @ X[1], dim=-1)
-    return [Seen('weights', w.tolist(), [0.1554, 0.4223, 0.4223], 5e-5),
-            Seen('z1', (w @ X).tolist(), [0.5777, 0.8446], 5e-5)]
+    return [
+        Seen("weights", w.tolist(), [0.1554, 0.4223, 0.4223], 5e-5),
+        Seen("z1", (w @ X).tolist(), [0.5777, 0.8446], 5e-5),
+    ]
+
 
 def figures_two_key(dev):
     """4.4: q=(1,0), k0=(1,0), k1=(0,1), V=(10,20) -> weights (0.6698, 0.3302), output
     13.3024."""
-    q = torch.tensor([[1., 0.]], dtype=torch.float64, device=dev)
+    q = torch.tensor([[1.0, 0.0]], dtype=torch.float64, device=dev)
     k = torch.eye(2, dtype=torch.float64, device=dev)
-    v = torch.tensor([[10.], [20.]], dtype=torch.float64, device=dev)
+    v = torch.tensor([[10.0], [20.0]], dtype=torch.float64, device=dev)
     out, w = attention(q, k, v, return_weights=True)
-    return [Seen('weights', w.flatten().tolist(), [0.6698, 0.3302], 5e-5),
-            Seen('output', out.item(), 13.3024, 5e-5)]
+    return [
+        Seen("weights", w.flatten().tolist(), [0.6698, 0.3302], 5e-5),
+        Seen("output", out.item(), 13.3024, 5e-5),
+    ]
+
 
 def figures_zero_scores(dev):
     """4.4: all-zero scores under the causal mask give rows [1,0,0], [1/2,1/2,0],
     [1/3,1/3,1/3]."""
     s = torch.zeros(3, 3, dtype=torch.float64, device=dev)
-    s = s.masked_fill(~causal_mask(3, device=dev), float('-inf'))
-    rows = [[1, 0, 0], [1/2, 1/2, 0], [1/3, 1/3, 1/3]]
-    return [Seen('rows', torch.softmax(s, -1).tolist(), rows, 1e-15)]
+    s = s.masked_fill(~causal_mask(3, device=dev), float("-inf"))
+    rows = [[1, 0, 0], [1 / 2, 1 / 2, 0], [1 / 3, 1 / 3, 1 / 3]]
+    return [Seen("rows", torch.softmax(s, -1).tolist(), rows, 1e-15)]
+
 
 def figures_cache_offset(dev):
     """4.4: with 3 cached positions, a block of 2 new rows has 5 columns and its first
     row sees 4 positions."""
     m = causal_mask(2, offset=3, device=dev)
-    return [Seen('mask shape', list(m.shape), [2, 5]),
-            Seen('positions the first new row sees', int(m[0].sum()), 4)]
+    return [
+        Seen("mask shape", list(m.shape), [2, 5]),
+        Seen("positions the first new row sees", int(m[0].sum()), 4),
+    ]
+
 
 def figures_causality(dev):
     """4.5: [B,T,D]=[2,6,12], 3 heads, float64, eval: the prefix moves by exactly 0 when
     the future changes."""
     torch.manual_seed(0)
     out = []
-    for name, m in (('Attention', Attention(12, 3, 6)),
-                    ('MultiHeadAttention', MultiHeadAttention(12, 12, 6, 0.0, 3))):
+    for name, m in (
+        ("Attention", Attention(12, 3, 6)),
+        ("MultiHeadAttention", MultiHeadAttention(12, 12, 6, 0.0, 3)),
+    ):
         r = verify_causal(m.to(dev))
-        out += [Seen(f'{name} max prefix diff', r.max_prefix_diff, 0.0),
-                Seen(f'{name} max future gradient', r.max_future_grad, 0.0)]
+        out += [
+            Seen(f"{name} max prefix diff", r.max_prefix_diff, 0.0),
+            Seen(f"{name} max future gradient", r.max_future_grad, 0.0),
+        ]
     return out
+
 
 def figures_dropout(dev):
     """4.6: weights [0.2,0.3,0.5], p=0.5: masks 101, 010, 001, 000 sum to 1.4, 0.6, 1.0,
     0; expectation = weights."""
     a = [0.2, 0.3, 0.5]
-    sums = [sum(dropout_row(a, m, 0.5)) for m in ('101', '010', '001', '000')]
+    sums = [sum(dropout_row(a, m, 0.5)) for m in ("101", "010", "001", "000")]
     expectation = [float(x) for x in dropout_expectation(a, 0.5)]
-    return [Seen('row sums', sums, [1.4, 0.6, 1.0, 0.0], 1e-12),
-            Seen('expectation', expectation, a, 1e-12)]
+    return [
+        Seen("row sums", sums, [1.4, 0.6, 1.0, 0.0], 1e-12),
+        Seen("expectation", expectation, a, 1e-12),
+    ]
+
 
 def figures_heads(dev):
     """4.7: e2 in [1,3,4], H=2 goes [0,0,2] -> [0,0,1,0] -> [0,1,0,0] -> [0,0,1,0] ->
     [0,0,2]; shapes of 4.9."""
     q = split_heads(torch.zeros(2, 5, 12, device=dev), 3)
-    path = [[0,0,2], [0,0,1,0], [0,1,0,0], [0,0,1,0], [0,0,2]]
-    return [Seen('e2 path', track_element(2, 1, 3, 4, 2), path),
-            Seen('split_heads shape', list(q.shape), [2, 3, 5, 4]),
-            Seen('merge_heads shape', list(merge_heads(q).shape), [2, 5, 12])]
+    path = [[0, 0, 2], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 2]]
+    return [
+        Seen("e2 path", track_element(2, 1, 3, 4, 2), path),
+        Seen("split_heads shape", list(q.shape), [2, 3, 5, 4]),
+        Seen("merge_heads shape", list(merge_heads(q).shape), [2, 5, 12]),
+    ]
+
 
 def figures_sdpa(dev):
     """4.8: hand-written attention vs scaled_dot_product_attention, Q, K, V [2,3,5,4]
     float64: differences of rounding size."""
     g = torch.Generator().manual_seed(0)
-    q, k, v = (torch.randn(2, 3, 5, 4, dtype=torch.float64, generator=g)
-               .to(dev).requires_grad_() for _ in range(3))
+    q, k, v = (
+        torch.randn(2, 3, 5, 4, dtype=torch.float64, generator=g)
+        .to(dev)
+        .requires_grad_()
+        for _ in range(3)
+    )
     a = attention(q, k, v, mask=causal_mask(5, device=dev))
     b = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     ga = torch.autograd.grad(a.sum(), (q, k, v))
     gb = torch.autograd.grad(b.sum(), (q, k, v))
     fwd = (a - b).abs().max().item()
     grd = max((x - y).abs().max().item() for x, y in zip(ga, gb))
-    return [Seen('forward max |ours - SDPA|', fwd, 2.78e-16, 1e-14),
-            Seen('gradient max |ours - SDPA|', grd, 1.33e-15, 1e-14)]
+    return [
+        Seen("forward max |ours - SDPA|", fwd, 2.78e-16, 1e-14),
+        Seen("gradient max |ours - SDPA|", grd, 1.33e-15, 1e-14),
+    ]
+
 
 def figures_kv_cache(dev):
     """4.8: prefill 4 positions, then decode 5 one at a time: equal to one full pass
@@ -152,181 +192,280 @@ def figures_kv_cache(dev):
     for explicit in (False, True):
         c = KVCache()
         parts = [attn(x[:, :4], cache=c, explicit=explicit)]
-        parts += [attn(x[:, t:t+1], cache=c, explicit=explicit) for t in range(4, 9)]
+        parts += [
+            attn(x[:, t : t + 1], cache=c, explicit=explicit) for t in range(4, 9)
+        ]
         err = (torch.cat(parts, 1) - full).abs().max().item()
-        path = 'explicit' if explicit else 'fast'
+        path = "explicit" if explicit else "fast"
         out.append(Seen(f"{path} path max |cached - full pass|", err, 0.0, 1e-12))
     return out
 
+
 def figures_param_count(dev):
     "4.9 exercise 3.3: D=768, H=12, no QKV bias -> 4D^2 + D = 2,360,064 parameters."
-    count = lambda m: sum(p.numel() for p in m.parameters())
-    return [Seen('MultiHeadAttention parameters',
-                 count(MultiHeadAttention(768, 768, 1024, 0.0, 12)), 2_360_064),
-            Seen('Attention parameters', count(Attention(768, 12, 1024)), 2_360_064)]
+
+    def count(m):
+        return sum(p.numel() for p in m.parameters())
+
+    return [
+        Seen(
+            "MultiHeadAttention parameters",
+            count(MultiHeadAttention(768, 768, 1024, 0.0, 12)),
+            2_360_064,
+        ),
+        Seen("Attention parameters", count(Attention(768, 12, 1024)), 2_360_064),
+    ]
 
 # %% ../nbs/13_cli.ipynb #f1611ab4
-FIGURES = [('4.1', figures_weighted_average), ('4.4', figures_two_key),
-           ('4.4', figures_zero_scores), ('4.4', figures_cache_offset),
-           ('4.5', figures_causality), ('4.6', figures_dropout),
-           ('4.7', figures_heads), ('4.8', figures_sdpa), ('4.8', figures_kv_cache),
-           ('4.9', figures_param_count)]
+FIGURES = [
+    ("4.1", figures_weighted_average),
+    ("4.4", figures_two_key),
+    ("4.4", figures_zero_scores),
+    ("4.4", figures_cache_offset),
+    ("4.5", figures_causality),
+    ("4.6", figures_dropout),
+    ("4.7", figures_heads),
+    ("4.8", figures_sdpa),
+    ("4.8", figures_kv_cache),
+    ("4.9", figures_param_count),
+]
 
 # %% ../nbs/13_cli.ipynb #12de493a
-def run_figures(devices=None, # default: cpu, and cuda when available
-               figures=None, # (section, function) pairs; default: `FIGURES`
-              ) -> list: # (device, section, name, passed, lines) for every check
+def run_figures(
+    devices=None,  # default: cpu, and cuda when available
+    figures=None,  # (section, function) pairs; default: `FIGURES`
+) -> list:  # (device, section, name, passed, lines) for every check
     """Run the chapter's checks on each of `devices` and collect, for each, what it
     measured against the chapter."""
-    devices = devices or (['cpu'] + (['cuda'] if torch.cuda.is_available() else []))
+    devices = devices or (["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
     results = []
     for dev in devices:
-        for sec, fn in (figures or FIGURES):
+        for sec, fn in figures or FIGURES:
             try:
                 seen = fn(torch.device(dev))
                 ok = all(_judge(s)[0] for s in seen)
                 lines = [_describe(s) for s in seen]
             except Exception as e:
                 ok, lines = False, [f"raised {type(e).__name__}: {e}"]
-            results.append((dev, sec, fn.__name__.removeprefix('figures_'), ok, lines))
+            results.append((dev, sec, fn.__name__.removeprefix("figures_"), ok, lines))
     return results
 
-def format_figures(results:list) -> str:
+
+def format_figures(results: list) -> str:
     """The report: one heading line per check, one line per figure it measured, and a
     closing count."""
-    out = [f"causal_mha chapter figures | torch {torch.__version__} "
-           f"| python {platform.python_version()}"]
+    out = [
+        f"causal_mha chapter figures | torch {torch.__version__} "
+        f"| python {platform.python_version()}"
+    ]
     for dev, sec, name, ok, lines in results:
         out.append(f"{'PASS' if ok else 'FAIL'}  [{dev}] {sec} {name}")
         out += [f"      {l}" for l in lines]
     n_ok = sum(r[3] for r in results)
-    return '\n'.join(out + [f"{n_ok} passed, {len(results) - n_ok} failed"])
+    return "\n".join(out + [f"{n_ok} passed, {len(results) - n_ok} failed"])
 
 # %% ../nbs/13_cli.ipynb #cae387fe
-def resolve_devices(device:str=None, # 'cpu', 'cuda', 'cuda:N', 'mps' or None
-                   ) -> list: # device names to run the checks on
+def resolve_devices(
+    device: str = None,  # 'cpu', 'cuda', 'cuda:N', 'mps' or None
+) -> list:  # device names to run the checks on
     """The devices `causal-mha-figures` runs on, refusing ones this machine does not
     have; `device=None`: cpu, and cuda when available."""
-    if device is None: return ['cpu'] + (['cuda'] if torch.cuda.is_available() else [])
-    try: dev = torch.device(device)
-    except (RuntimeError, TypeError): dev = None
-    if dev is None or dev.type not in ('cpu', 'cuda', 'mps'): raise ValueError(
-        f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    if dev.type == 'cuda' and not torch.cuda.is_available(): raise ValueError(
-        f"device {device!r} asked for, but torch.cuda.is_available() is False "
-        f"on this machine")
-    n_cuda = torch.cuda.device_count() if dev.type == 'cuda' else 0
-    if dev.type == 'cuda' and dev.index is not None and dev.index >= n_cuda:
-        raise ValueError(f"device {device!r} asked for, but this machine has "
-                         f"{n_cuda} CUDA device(s)")
-    if dev.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(
-        f"device {device!r} asked for, but torch.backends.mps.is_available() is False "
-        f"on this machine")
+    if device is None:
+        return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        dev = None
+    if dev is None or dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(
+            f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}"
+        )
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device {device!r} asked for, but torch.cuda.is_available() is False "
+            f"on this machine"
+        )
+    n_cuda = torch.cuda.device_count() if dev.type == "cuda" else 0
+    if dev.type == "cuda" and dev.index is not None and dev.index >= n_cuda:
+        raise ValueError(
+            f"device {device!r} asked for, but this machine has {n_cuda} CUDA device(s)"
+        )
+    if dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(
+            f"device {device!r} asked for, but torch.backends.mps.is_available() is "
+            "False "
+            f"on this machine"
+        )
     return [device]
 
 # %% ../nbs/13_cli.ipynb #c78d163e
-def causal_mha_figures(argv:list=None, # command-line arguments; default: sys.argv[1:]
-                      ) -> int|None: # exit status: None (0) if all checks pass, else 1
+def causal_mha_figures(
+    argv: list = None,  # command-line arguments; default: sys.argv[1:]
+) -> int | None:  # exit status: None (0) if all checks pass, else 1
     """Recompute the chapter's key figures on this machine; print each measured value
     beside the chapter's and the tolerance."""
-    p = argparse.ArgumentParser(prog='causal-mha-figures',
-                                description=causal_mha_figures.__doc__)
-    p.add_argument('--device', default=None, metavar='DEVICE',
-                   help="run only on DEVICE: cpu, cuda, cuda:N or mps "
-                        "(default: cpu, and cuda when available)")
+    p = argparse.ArgumentParser(
+        prog="causal-mha-figures", description=causal_mha_figures.__doc__
+    )
+    p.add_argument(
+        "--device",
+        default=None,
+        metavar="DEVICE",
+        help="run only on DEVICE: cpu, cuda, cuda:N or mps "
+        "(default: cpu, and cuda when available)",
+    )
     a = p.parse_args(argv)
-    try: devices = resolve_devices(a.device)
-    except ValueError as e: p.error(f"argument --device: {e}")
+    try:
+        devices = resolve_devices(a.device)
+    except ValueError as e:
+        p.error(f"argument --device: {e}")
     results = run_figures(devices)
     print(format_figures(results))
     return None if all(r[3] for r in results) else 1
 
 # %% ../nbs/13_cli.ipynb #ba28ad72
-def causal_mha_lab(argv:list=None, # command-line arguments; default: sys.argv[1:]
-                  ) -> None: # the exit status of the console script: None is 0
+def causal_mha_lab(
+    argv: list = None,  # command-line arguments; default: sys.argv[1:]
+) -> None:  # the exit status of the console script: None is 0
     """Write a standalone, offline HTML page of one of the chapter's labs:
     `causal-mha-lab NAME -o FILE`."""
     from causal_mha.labs import write_lab, LAB_NAMES
-    p = argparse.ArgumentParser(prog='causal-mha-lab',
-                                description=causal_mha_lab.__doc__)
-    p.add_argument('name', choices=LAB_NAMES, help="the lab")
-    p.add_argument('-o', '--output', default=None, metavar='FILE',
-                   help='file to write, or a folder to write NAME.html into '
-                        '(default: NAME-lab.html)')
+
+    p = argparse.ArgumentParser(
+        prog="causal-mha-lab", description=causal_mha_lab.__doc__
+    )
+    p.add_argument("name", choices=LAB_NAMES, help="the lab")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="file to write, or a folder to write NAME.html into "
+        "(default: NAME-lab.html)",
+    )
     a = p.parse_args(argv)
     out = a.output or f"{a.name}-lab.html"
     # a folder gets NAME.html inside it
     problem = None if os.path.isdir(out) else _file_problem(out)
-    if problem: p.error(f"argument -o/--output: cannot write {out!r}: {problem}")
-    try: path = write_lab(a.name, out)
-    except (OSError, ValueError) as e: p.error(str(e))
+    if problem:
+        p.error(f"argument -o/--output: cannot write {out!r}: {problem}")
+    try:
+        path = write_lab(a.name, out)
+    except (OSError, ValueError) as e:
+        p.error(str(e))
     print(f"wrote {path}")
 
 # %% ../nbs/13_cli.ipynb #03d5c573
-def _file_problem(path) -> str|None:
+def _file_problem(path) -> str | None:
     "Why `path` cannot be written as a file, or None when it can."
     folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path): return "it is a folder"
-    if not os.path.isdir(folder): return f"folder {folder} does not exist"
+    if os.path.isdir(path):
+        return "it is a folder"
+    if not os.path.isdir(folder):
+        return f"folder {folder} does not exist"
     locked = os.path.exists(path) and not os.access(path, os.W_OK)
-    if not os.access(folder, os.W_OK) or locked: return "permission denied"
+    if not os.access(folder, os.W_OK) or locked:
+        return "permission denied"
     return None
 
-def _folder_problem(path) -> str|None:
+
+def _folder_problem(path) -> str | None:
     """Why files cannot be written into the folder `path` (created if missing), or None
     when they can."""
     if os.path.exists(path):
-        if not os.path.isdir(path): return "it exists and is not a folder"
+        if not os.path.isdir(path):
+            return "it exists and is not a folder"
         return None if os.access(path, os.W_OK) else "permission denied"
     parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent): parent = os.path.dirname(parent)
-    if not os.path.isdir(parent): return f"{parent} is not a folder"
-    if os.access(parent, os.W_OK): return None
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"{parent} is not a folder"
+    if os.access(parent, os.W_OK):
+        return None
     return f"cannot create it: permission denied in {parent}"
 
 # %% ../nbs/13_cli.ipynb #e69b038c
-def _parts_arg(s:str) -> tuple:
+def _parts_arg(s: str) -> tuple:
     "argparse type of `--parts`: a comma-separated subset of `PARTS`."
-    parts = tuple(p.strip() for p in s.split(',') if p.strip())
+    parts = tuple(p.strip() for p in s.split(",") if p.strip())
     if not parts or any(p not in PARTS for p in parts):
         raise argparse.ArgumentTypeError(
-            f"must be a comma-separated subset of {','.join(PARTS)}, got {s!r}")
+            f"must be a comma-separated subset of {','.join(PARTS)}, got {s!r}"
+        )
     return parts
 
-def _threads_arg(s:str) -> int:
+
+def _threads_arg(s: str) -> int:
     "argparse type of `--threads`: an integer >= 1."
-    try: return check_int('threads', int(s), 1)
-    except ValueError: raise argparse.ArgumentTypeError(
-        f"must be an integer >= 1, got {s!r}") from None
+    try:
+        return check_int("threads", int(s), 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer >= 1, got {s!r}"
+        ) from None
+
 
 def _bench_parser():
     p = argparse.ArgumentParser(
-        prog='causal-mha-bench',
+        prog="causal-mha-bench",
         description="Time upstream's MHA implementations against ours, "
-                    "side by side; print a markdown report.")
-    p.add_argument('--quick', action='store_true',
-                   help='small settings: about a minute and a half on 2 CPU cores')
-    p.add_argument('--device', default='cpu', choices=('cpu', 'cuda'),
-                   help='where to run (default: %(default)s)')
-    p.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
-                   help='dtype of weights and inputs (default: %(default)s)')
-    p.add_argument('--compile', action='store_true',
-                   help='also time torch.compile copies (speed part)')
-    p.add_argument('--parts', default=PARTS, type=_parts_arg, metavar='LIST',
-                   help=f"comma-separated subset of {','.join(PARTS)} (default: all)")
-    p.add_argument('--threads', default=None, type=_threads_arg, metavar='N',
-                   help='torch threads (default: the cores this process may use)')
-    p.add_argument('--json', default=None, metavar='FILE',
-                   help='also write the results, with machine, load and command line, '
-                        'to FILE')
-    p.add_argument('--plots', default=None, metavar='DIR',
-                   help='also write PNG plots into DIR '
-                        '(needs: pip install "causal_mha[plots]")')
+        "side by side; print a markdown report.",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small settings: about a minute and a half on 2 CPU cores",
+    )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        choices=("cpu", "cuda"),
+        help="where to run (default: %(default)s)",
+    )
+    p.add_argument(
+        "--dtype",
+        default="fp32",
+        choices=("fp32", "bf16", "fp16"),
+        help="dtype of weights and inputs (default: %(default)s)",
+    )
+    p.add_argument(
+        "--compile",
+        action="store_true",
+        help="also time torch.compile copies (speed part)",
+    )
+    p.add_argument(
+        "--parts",
+        default=PARTS,
+        type=_parts_arg,
+        metavar="LIST",
+        help=f"comma-separated subset of {','.join(PARTS)} (default: all)",
+    )
+    p.add_argument(
+        "--threads",
+        default=None,
+        type=_threads_arg,
+        metavar="N",
+        help="torch threads (default: the cores this process may use)",
+    )
+    p.add_argument(
+        "--json",
+        default=None,
+        metavar="FILE",
+        help="also write the results, with machine, load and command line, to FILE",
+    )
+    p.add_argument(
+        "--plots",
+        default=None,
+        metavar="DIR",
+        help='also write PNG plots into DIR (needs: pip install "causal_mha[plots]")',
+    )
     return p
 
 # %% ../nbs/13_cli.ipynb #6e67520c
-def causal_mha_bench(argv:list=None, # command-line arguments; default: sys.argv[1:]
-                    ) -> None: # the exit status of the console script: None is 0
+def causal_mha_bench(
+    argv: list = None,  # command-line arguments; default: sys.argv[1:]
+) -> None:  # the exit status of the console script: None is 0
     """Time every attention implementation side by side and print the report
     (`causal-mha-bench -h` for the options)."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
@@ -334,20 +473,31 @@ def causal_mha_bench(argv:list=None, # command-line arguments; default: sys.argv
     a = p.parse_args(argv)
     opts = a.device, a.dtype, a.parts, a.threads
     # the message names the option: device, parts, threads
-    try: device, dtype, parts, threads = check_options(*opts)
-    except ValueError as e: p.error(str(e))
+    try:
+        device, dtype, parts, threads = check_options(*opts)
+    except ValueError as e:
+        p.error(str(e))
     if a.json and (problem := _file_problem(a.json)):
         p.error(f"argument --json: cannot write {a.json!r}: {problem}")
     if a.plots:
-        try: require_matplotlib()
-        except ImportError as e: p.error(f"argument --plots: {e}")
+        try:
+            require_matplotlib()
+        except ImportError as e:
+            p.error(f"argument --plots: {e}")
         if problem := _folder_problem(a.plots):
             p.error(f"argument --plots: cannot write into {a.plots!r}: {problem}")
-    res = run_benchmarks(quick=a.quick, device=device, dtype=dtype, compile=a.compile,
-                         parts=parts, threads=threads,
-                         command=shlex.join(['causal-mha-bench', *argv]))
+    res = run_benchmarks(
+        quick=a.quick,
+        device=device,
+        dtype=dtype,
+        compile=a.compile,
+        parts=parts,
+        threads=threads,
+        command=shlex.join(["causal-mha-bench", *argv]),
+    )
     print(format_report(res))
     if a.json:
         save_results(res, a.json)
         print(f"wrote {a.json}")
-    if a.plots: print("wrote " + ", ".join(plot_results(res, a.plots)))
+    if a.plots:
+        print("wrote " + ", ".join(plot_results(res, a.plots)))

@@ -15,421 +15,624 @@ __all__ = ['from_upstream', 'to_upstream', 'from_torch_mha', 'to_torch_mha', 'fr
            'from_llama', 'to_llama']
 
 # %% ../nbs/15_dropin.ipynb #931b44fb
-def _listing(sd:dict, keys=None) -> str:
+def _listing(sd: dict, keys=None) -> str:
     "'key [shape], ...' of `keys` (default: all) for error messages."
+
     def item(k):
         v = sd[k]
         return f"{k} {list(v.shape) if isinstance(v, Tensor) else type(v).__name__}"
-    return ', '.join(item(k) for k in (sd if keys is None else keys)) or 'no keys'
 
-def _state(state_dict, fmt:str, layout:str, required:tuple, optional:tuple=(),
-           hints:dict|None=None, buffers:tuple=()) -> dict:
+    return ", ".join(item(k) for k in (sd if keys is None else keys)) or "no keys"
+
+
+def _state(
+    state_dict,
+    fmt: str,
+    layout: str,
+    required: tuple,
+    optional: tuple = (),
+    hints: dict | None = None,
+    buffers: tuple = (),
+) -> dict:
     """`state_dict` as a dict, checked: the `required` keys, maybe `optional` ones,
     nothing else; floating tensors of one dtype and device (`buffers` exempt)."""
-    if not isinstance(state_dict, Mapping): raise TypeError(
-        f"state_dict must be a mapping of names to tensors (module.state_dict()), "
-        f"got {type(state_dict).__name__}")
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(
+            f"state_dict must be a mapping of names to tensors (module.state_dict()), "
+            f"got {type(state_dict).__name__}"
+        )
     sd = dict(state_dict)
     missing = [k for k in required if k not in sd]
-    if missing: raise ValueError(
-        f"{fmt} state_dict is missing {', '.join(map(repr, missing))}: "
-        f"expected {layout}; got {_listing(sd)}")
+    if missing:
+        raise ValueError(
+            f"{fmt} state_dict is missing {', '.join(map(repr, missing))}: "
+            f"expected {layout}; got {_listing(sd)}"
+        )
     extra = [k for k in sd if k not in required and k not in optional]
     if extra:
         found = dict.fromkeys(hints[k] for k in extra if k in (hints or {}))
-        hint = ''.join(f"; {h}" for h in found)
+        hint = "".join(f"; {h}" for h in found)
         raise ValueError(
             f"{fmt} state_dict has unexpected key(s) {_listing(sd, extra)}: "
-            f"expected only {layout}{hint}")
+            f"expected only {layout}{hint}"
+        )
     for k, v in sd.items():
-        if not isinstance(v, Tensor): raise TypeError(
-            f"{fmt} state_dict[{k!r}] must be a tensor, got {type(v).__name__}")
+        if not isinstance(v, Tensor):
+            raise TypeError(
+                f"{fmt} state_dict[{k!r}] must be a tensor, got {type(v).__name__}"
+            )
     k0 = required[0]
     for k in (k for k in sd if k not in buffers):
         v = sd[k]
-        if not v.is_floating_point(): raise TypeError(
-            f"{fmt} state_dict[{k!r}] must be a floating tensor, got {v.dtype}")
-        if v.dtype != sd[k0].dtype or v.device != sd[k0].device: raise ValueError(
-            f"{fmt} state_dict mixes dtypes or devices: "
-            f"{k0} is {sd[k0].dtype} on {sd[k0].device}, "
-            f"{k} is {v.dtype} on {v.device}")
+        if not v.is_floating_point():
+            raise TypeError(
+                f"{fmt} state_dict[{k!r}] must be a floating tensor, got {v.dtype}"
+            )
+        if v.dtype != sd[k0].dtype or v.device != sd[k0].device:
+            raise ValueError(
+                f"{fmt} state_dict mixes dtypes or devices: "
+                f"{k0} is {sd[k0].dtype} on {sd[k0].device}, "
+                f"{k} is {v.dtype} on {v.device}"
+            )
     return sd
 
-def _shape(sd:dict, key:str, expected, fmt:str, why:str=''):
+
+def _shape(sd: dict, key: str, expected, fmt: str, why: str = ""):
     """Raise a ValueError naming `key`, its shape and the expected one, unless they
     match."""
-    if list(sd[key].shape) != list(expected): raise ValueError(
-        f"{fmt} state_dict: {key} has shape {list(sd[key].shape)}, "
-        f"expected {list(expected)}{why}")
+    if list(sd[key].shape) != list(expected):
+        raise ValueError(
+            f"{fmt} state_dict: {key} has shape {list(sd[key].shape)}, "
+            f"expected {list(expected)}{why}"
+        )
 
-def _square(sd:dict, key:str, fmt:str) -> int:
+
+def _square(sd: dict, key: str, fmt: str) -> int:
     "The width D of the square weight `key` ([D, D])."
     w = sd[key]
-    if w.ndim != 2 or w.shape[0] != w.shape[1]: raise ValueError(
-        f"{fmt} state_dict: {key} has shape {list(w.shape)}, expected [D, D]: "
-        f"Attention maps width D to D")
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(
+            f"{fmt} state_dict: {key} has shape {list(w.shape)}, expected [D, D]: "
+            f"Attention maps width D to D"
+        )
     return w.shape[0]
 
-def _heads(n_heads, D:int, fmt:str, key:str, shape) -> int:
+
+def _heads(n_heads, D: int, fmt: str, key: str, shape) -> int:
     "`n_heads` as an int that divides the width `D` read from `key`."
-    n_heads = check_int('n_heads', n_heads, 1)
-    try: return check_heads(D, n_heads, 'D')[1]
-    except ValueError as e: raise ValueError(
-        f"{e}; D is the width of the {fmt} state_dict ({key} {list(shape)})") from None
+    n_heads = check_int("n_heads", n_heads, 1)
+    try:
+        return check_heads(D, n_heads, "D")[1]
+    except ValueError as e:
+        raise ValueError(
+            f"{e}; D is the width of the {fmt} state_dict ({key} {list(shape)})"
+        ) from None
 
 # %% ../nbs/15_dropin.ipynb #3c84be3d
-def _context(context_length, found:int|None, fmt:str, key:str) -> int:
+def _context(context_length, found: int | None, fmt: str, key: str) -> int:
     """The context length: the argument, else the size `found` in the causal-mask
     buffer `key`; both must agree."""
     if context_length is None:
-        if found is None: raise ValueError(
-            f"context_length is needed: the {fmt} state_dict holds no causal-mask "
-            f"buffer ({key}) to read it from")
+        if found is None:
+            raise ValueError(
+                f"context_length is needed: the {fmt} state_dict holds no causal-mask "
+                f"buffer ({key}) to read it from"
+            )
         return found
-    context_length = check_int('context_length', context_length, 1)
-    if found is not None and found != context_length: raise ValueError(
-        f"context_length={context_length} but the {fmt} state_dict's {key} covers "
-        f"{found} positions")
+    context_length = check_int("context_length", context_length, 1)
+    if found is not None and found != context_length:
+        raise ValueError(
+            f"context_length={context_length} but the {fmt} state_dict's {key} covers "
+            f"{found} positions"
+        )
     return context_length
 
-def _causal_buffer(sd:dict, key:str, fmt:str, upper:bool) -> int|None:
+
+def _causal_buffer(sd: dict, key: str, fmt: str, upper: bool) -> int | None:
     """Size L of the causal-mask buffer `key` ([L, L] or [1, 1, L, L]; `upper`: 1 above
     the diagonal, else 1 on and below), None if absent."""
-    if key not in sd: return None
+    if key not in sd:
+        return None
     m = sd[key]
     L = m.shape[-1] if m.ndim else 0
-    if m.ndim not in (2, 4) or m.shape[-2] != L or (
-            m.ndim == 4 and tuple(m.shape[:2]) != (1, 1)): raise ValueError(
-        f"{fmt} state_dict: {key} has shape {list(m.shape)}, "
-        f"expected a causal mask [L, L] or [1, 1, L, L]")
+    if (
+        m.ndim not in (2, 4)
+        or m.shape[-2] != L
+        or (m.ndim == 4 and tuple(m.shape[:2]) != (1, 1))
+    ):
+        raise ValueError(
+            f"{fmt} state_dict: {key} has shape {list(m.shape)}, "
+            f"expected a causal mask [L, L] or [1, 1, L, L]"
+        )
     ones = torch.ones(L, L, dtype=torch.bool, device=m.device)
     if not torch.equal(m.reshape(L, L) != 0, ones.triu(1) if upper else ones.tril()):
         raise ValueError(
             f"{fmt} state_dict: {key} [{L}, {L}] is not a causal mask "
             f"({'1 above' if upper else '1 on and below'} the diagonal, 0 elsewhere); "
-            f"Attention has no other mask to load")
+            f"Attention has no other mask to load"
+        )
     return L
 
-def _bias_set(sd:dict, keys:list, fmt:str, what:str) -> bool:
+
+def _bias_set(sd: dict, keys: list, fmt: str, what: str) -> bool:
     "True if every key in `keys` is present, False if none is; refuse a partial set."
     have = [k for k in keys if k in sd]
-    if have and len(have) != len(keys): raise ValueError(
-        f"{fmt} state_dict has {', '.join(have)} "
-        f"but not {', '.join(k for k in keys if k not in sd)}: "
-        f"{what} share one fused projection, so they all have a bias or none does")
+    if have and len(have) != len(keys):
+        raise ValueError(
+            f"{fmt} state_dict has {', '.join(have)} "
+            f"but not {', '.join(k for k in keys if k not in sd)}: "
+            f"{what} share one fused projection, so they all have a bias or none does"
+        )
     return bool(have)
 
 # %% ../nbs/15_dropin.ipynb #fd17c3ba
-def _build(D:int, n_heads:int, context_length:int, dropout:float, params:dict,
-           **kw) -> Attention:
+def _build(
+    D: int, n_heads: int, context_length: int, dropout: float, params: dict, **kw
+) -> Attention:
     """An `Attention` built on the meta device (no allocation, no RNG draw), then given
     clones of `params`, its state_dict."""
-    w = params['qkv.weight']
-    attn = Attention(D, n_heads, context_length, dropout, device='meta', dtype=w.dtype,
-                     **kw)
+    w = params["qkv.weight"]
+    attn = Attention(
+        D, n_heads, context_length, dropout, device="meta", dtype=w.dtype, **kw
+    )
     # contiguous: GPT-2's transposed weights too
-    attn.load_state_dict({k: v.detach().clone(memory_format=torch.contiguous_format)
-                          for k, v in params.items()}, assign=True)
+    attn.load_state_dict(
+        {
+            k: v.detach().clone(memory_format=torch.contiguous_format)
+            for k, v in params.items()
+        },
+        assign=True,
+    )
     return attn
 
-def _weights(attn:Attention, fmt:str, plain:bool=True) -> tuple:
+
+def _weights(attn: Attention, fmt: str, plain: bool = True) -> tuple:
     """Clones of (qkv weight, qkv bias or None, out weight, out bias or None); with
     `plain`, refuse what `fmt` cannot compute."""
-    if not isinstance(attn, Attention): raise TypeError(
-        f"attn must be a causal_mha.Attention, got {type(attn).__name__}")
+    if not isinstance(attn, Attention):
+        raise TypeError(
+            f"attn must be a causal_mha.Attention, got {type(attn).__name__}"
+        )
     if plain:
         for name, what, used in (
-                ('n_kv_heads', 'grouped key/value heads',
-                 attn.n_kv_heads != attn.n_heads),
-                ('window', 'sliding window', attn.window is not None),
-                ('rope_theta', 'rotary positions', attn.rope_theta is not None),
-                ('head_dim', 'head width apart from the model width',
-                 attn.n_heads * attn.head_dim != attn.d_model),
-                ('qk_norm', 'QK-norm', attn.qk_norm is not None),
-                ('query_scale', 'score scale but 1/sqrt(head_dim)',
-                 attn.query_scale is not None),
-                ('softcap', 'logit soft-capping', attn.softcap is not None),
-                ('sinks', 'attention sinks', attn.sinks is not None)):
-            if used: raise ValueError(
-                f"{fmt} has no {what}: this Attention has "
-                f"{name}={True if name == 'sinks' else getattr(attn, name)}, so "
-                f"{fmt} would compute another function")
+            ("n_kv_heads", "grouped key/value heads", attn.n_kv_heads != attn.n_heads),
+            ("window", "sliding window", attn.window is not None),
+            ("rope_theta", "rotary positions", attn.rope_theta is not None),
+            (
+                "head_dim",
+                "head width apart from the model width",
+                attn.n_heads * attn.head_dim != attn.d_model,
+            ),
+            ("qk_norm", "QK-norm", attn.qk_norm is not None),
+            (
+                "query_scale",
+                "score scale but 1/sqrt(head_dim)",
+                attn.query_scale is not None,
+            ),
+            ("softcap", "logit soft-capping", attn.softcap is not None),
+            ("sinks", "attention sinks", attn.sinks is not None),
+        ):
+            if used:
+                raise ValueError(
+                    f"{fmt} has no {what}: this Attention has "
+                    f"{name}={True if name == 'sinks' else getattr(attn, name)}, so "
+                    f"{fmt} would compute another function"
+                )
     p = {k: v.detach().clone() for k, v in attn.state_dict().items()}
-    return (p['qkv.weight'], p.get('qkv.bias'),
-            p['out_proj.weight'], p.get('out_proj.bias'))
+    return (
+        p["qkv.weight"],
+        p.get("qkv.bias"),
+        p["out_proj.weight"],
+        p.get("out_proj.bias"),
+    )
 
-def _zeros_if_none(b:Tensor|None, like:Tensor) -> Tensor:
+
+def _zeros_if_none(b: Tensor | None, like: Tensor) -> Tensor:
     """`b`, or zeros of one row of `like`: the bias of a format whose projection always
     has one."""
-    if b is not None: return b
+    if b is not None:
+        return b
     return torch.zeros_like(like[..., 0] if like.ndim == 2 else like)
 
 # %% ../nbs/15_dropin.ipynb #795bf40f
-_UPSTREAM = ("mask [L, L], W_query.weight [D, D], W_key.weight [D, D], "
-             "W_value.weight [D, D] (with qkv_bias: .bias [D] each), "
-             "out_proj.weight [D, D], out_proj.bias [D]")
+_UPSTREAM = (
+    "mask [L, L], W_query.weight [D, D], W_key.weight [D, D], "
+    "W_value.weight [D, D] (with qkv_bias: .bias [D] each), "
+    "out_proj.weight [D, D], out_proj.bias [D]"
+)
 
-def from_upstream(state_dict:Mapping, # upstream `MultiHeadAttention`'s state_dict
-                  n_heads:int, # its `num_heads`
-                  context_length:int|None=None, # default: the size of its `mask` buffer
-                  dropout:float=0.0, # its dropout rate
-                 ) -> Attention: # the same attention function
+
+def from_upstream(
+    state_dict: Mapping,  # upstream `MultiHeadAttention`'s state_dict
+    n_heads: int,  # its `num_heads`
+    context_length: int | None = None,  # default: the size of its `mask` buffer
+    dropout: float = 0.0,  # its dropout rate
+) -> Attention:  # the same attention function
     """An `Attention` computing what upstream's `MultiHeadAttention` computes with these
     weights; `state_dict` is that of a `MultiHeadAttention(d_in=D, d_out=D, ...)`."""
-    fmt, names = 'upstream MultiHeadAttention', ('W_query', 'W_key', 'W_value')
-    sd = _state(state_dict, fmt, _UPSTREAM,
-                tuple(f'{n}.weight' for n in names) + ('out_proj.weight',),
-                tuple(f'{n}.bias' for n in names) + ('out_proj.bias', 'mask'),
-                buffers=('mask',))
-    D = _square(sd, 'W_query.weight', fmt)       # d_in == d_out: Attention maps D to D
-    for k in ('W_key.weight', 'W_value.weight', 'out_proj.weight'):
+    fmt, names = "upstream MultiHeadAttention", ("W_query", "W_key", "W_value")
+    sd = _state(
+        state_dict,
+        fmt,
+        _UPSTREAM,
+        tuple(f"{n}.weight" for n in names) + ("out_proj.weight",),
+        tuple(f"{n}.bias" for n in names) + ("out_proj.bias", "mask"),
+        buffers=("mask",),
+    )
+    D = _square(sd, "W_query.weight", fmt)  # d_in == d_out: Attention maps D to D
+    for k in ("W_key.weight", "W_value.weight", "out_proj.weight"):
         _shape(sd, k, [D, D], fmt)
-    qkv_bias = _bias_set(sd, [f'{n}.bias' for n in names], fmt,
-                         'W_query, W_key and W_value')
-    biases = [f'{n}.bias' for n in names if qkv_bias]
-    for k in biases + [k for k in ('out_proj.bias',) if k in sd]:
+    qkv_bias = _bias_set(
+        sd, [f"{n}.bias" for n in names], fmt, "W_query, W_key and W_value"
+    )
+    biases = [f"{n}.bias" for n in names if qkv_bias]
+    for k in biases + [k for k in ("out_proj.bias",) if k in sd]:
         _shape(sd, k, [D], fmt)
-    n_heads = _heads(n_heads, D, fmt, 'W_query.weight', sd['W_query.weight'].shape)
-    found = _causal_buffer(sd, 'mask', fmt, upper=True)
-    L = _context(context_length, found, fmt, 'mask')
-    p = {'qkv.weight': torch.cat([sd[f'{n}.weight'] for n in names]),  # q | k | v rows
-         'out_proj.weight': sd['out_proj.weight']}
-    if qkv_bias: p['qkv.bias'] = torch.cat([sd[f'{n}.bias'] for n in names])
-    if 'out_proj.bias' in sd: p['out_proj.bias'] = sd['out_proj.bias']
-    return _build(D, n_heads, L, dropout, p, qkv_bias=qkv_bias,
-                  out_bias='out_proj.bias' in sd)
+    n_heads = _heads(n_heads, D, fmt, "W_query.weight", sd["W_query.weight"].shape)
+    found = _causal_buffer(sd, "mask", fmt, upper=True)
+    L = _context(context_length, found, fmt, "mask")
+    p = {
+        "qkv.weight": torch.cat([sd[f"{n}.weight"] for n in names]),  # q | k | v rows
+        "out_proj.weight": sd["out_proj.weight"],
+    }
+    if qkv_bias:
+        p["qkv.bias"] = torch.cat([sd[f"{n}.bias"] for n in names])
+    if "out_proj.bias" in sd:
+        p["out_proj.bias"] = sd["out_proj.bias"]
+    return _build(
+        D, n_heads, L, dropout, p, qkv_bias=qkv_bias, out_bias="out_proj.bias" in sd
+    )
 
-def to_upstream(attn:Attention, # no grouped kv heads, window or rotary positions
-               ) -> dict: # upstream `MultiHeadAttention`'s state_dict
+
+def to_upstream(
+    attn: Attention,  # no grouped kv heads, window or rotary positions
+) -> dict:  # upstream `MultiHeadAttention`'s state_dict
     """The weights of `attn` as upstream's `MultiHeadAttention` state_dict, its `mask`
     buffer included; `out_proj.bias` zeros if `attn` has none."""
-    w, b, wo, bo = _weights(attn, 'upstream MultiHeadAttention')
+    w, b, wo, bo = _weights(attn, "upstream MultiHeadAttention")
     L = attn.context_length
     # upstream's order: its buffer first
-    sd = {'mask': torch.ones(L, L, dtype=wo.dtype, device=wo.device).triu(1)}
+    sd = {"mask": torch.ones(L, L, dtype=wo.dtype, device=wo.device).triu(1)}
     qkv_biases = b.chunk(3) if b is not None else (None,) * 3
-    for name, wi, bi in zip(('W_query', 'W_key', 'W_value'), w.chunk(3), qkv_biases):
-        sd[f'{name}.weight'] = wi
-        if bi is not None: sd[f'{name}.bias'] = bi
-    sd['out_proj.weight'], sd['out_proj.bias'] = wo, _zeros_if_none(bo, wo)
+    for name, wi, bi in zip(("W_query", "W_key", "W_value"), w.chunk(3), qkv_biases):
+        sd[f"{name}.weight"] = wi
+        if bi is not None:
+            sd[f"{name}.bias"] = bi
+    sd["out_proj.weight"], sd["out_proj.bias"] = wo, _zeros_if_none(bo, wo)
     return sd
 
 # %% ../nbs/15_dropin.ipynb #9eddd4b5
-_TORCH_MHA = ("in_proj_weight [3D, D], out_proj.weight [D, D] "
-              "(with bias=True: in_proj_bias [3D], out_proj.bias [D])")
+_TORCH_MHA = (
+    "in_proj_weight [3D, D], out_proj.weight [D, D] "
+    "(with bias=True: in_proj_bias [3D], out_proj.bias [D])"
+)
 _TORCH_MHA_HINTS = {
     k: "bias_k/bias_v come from add_bias_kv=True, a learned extra key/value "
-       "Attention does not have"
-    for k in ('bias_k', 'bias_v')} | {
+    "Attention does not have"
+    for k in ("bias_k", "bias_v")
+} | {
     k: "q/k/v_proj_weight come from kdim/vdim != embed_dim; "
-       "Attention is self-attention of one width"
-    for k in ('q_proj_weight', 'k_proj_weight', 'v_proj_weight')}
+    "Attention is self-attention of one width"
+    for k in ("q_proj_weight", "k_proj_weight", "v_proj_weight")
+}
 
-def from_torch_mha(state_dict:Mapping, # `nn.MultiheadAttention`'s state_dict
-                   n_heads:int, # its `num_heads`
-                   context_length:int, # longest sequence the new module will take
-                   dropout:float=0.0, # its dropout rate
-                  ) -> Attention: # computes `mha(x, x, x, attn_mask=causal)[0]`
+
+def from_torch_mha(
+    state_dict: Mapping,  # `nn.MultiheadAttention`'s state_dict
+    n_heads: int,  # its `num_heads`
+    context_length: int,  # longest sequence the new module will take
+    dropout: float = 0.0,  # its dropout rate
+) -> Attention:  # computes `mha(x, x, x, attn_mask=causal)[0]`
     """An `Attention` computing `nn.MultiheadAttention`'s causal self-attention with
     these weights; `state_dict` is that of an `nn.MultiheadAttention(D, n_heads)`."""
-    fmt = 'nn.MultiheadAttention'
-    sd = _state(state_dict, fmt, _TORCH_MHA, ('in_proj_weight', 'out_proj.weight'),
-                ('in_proj_bias', 'out_proj.bias'), _TORCH_MHA_HINTS)
-    D = _square(sd, 'out_proj.weight', fmt)
-    _shape(sd, 'in_proj_weight', [3 * D, D], fmt, f" (D={D} from out_proj.weight)")
-    for k, n in (('in_proj_bias', 3 * D), ('out_proj.bias', D)):
-        if k in sd: _shape(sd, k, [n], fmt)
-    n_heads = _heads(n_heads, D, fmt, 'out_proj.weight', sd['out_proj.weight'].shape)
-    p = {'qkv.weight': sd['in_proj_weight'], 'out_proj.weight': sd['out_proj.weight']}
-    if 'in_proj_bias' in sd: p['qkv.bias'] = sd['in_proj_bias']
-    if 'out_proj.bias' in sd: p['out_proj.bias'] = sd['out_proj.bias']
-    L = check_int('context_length', context_length, 1)
-    return _build(D, n_heads, L, dropout, p, qkv_bias='in_proj_bias' in sd,
-                  out_bias='out_proj.bias' in sd)
+    fmt = "nn.MultiheadAttention"
+    sd = _state(
+        state_dict,
+        fmt,
+        _TORCH_MHA,
+        ("in_proj_weight", "out_proj.weight"),
+        ("in_proj_bias", "out_proj.bias"),
+        _TORCH_MHA_HINTS,
+    )
+    D = _square(sd, "out_proj.weight", fmt)
+    _shape(sd, "in_proj_weight", [3 * D, D], fmt, f" (D={D} from out_proj.weight)")
+    for k, n in (("in_proj_bias", 3 * D), ("out_proj.bias", D)):
+        if k in sd:
+            _shape(sd, k, [n], fmt)
+    n_heads = _heads(n_heads, D, fmt, "out_proj.weight", sd["out_proj.weight"].shape)
+    p = {"qkv.weight": sd["in_proj_weight"], "out_proj.weight": sd["out_proj.weight"]}
+    if "in_proj_bias" in sd:
+        p["qkv.bias"] = sd["in_proj_bias"]
+    if "out_proj.bias" in sd:
+        p["out_proj.bias"] = sd["out_proj.bias"]
+    L = check_int("context_length", context_length, 1)
+    return _build(
+        D,
+        n_heads,
+        L,
+        dropout,
+        p,
+        qkv_bias="in_proj_bias" in sd,
+        out_bias="out_proj.bias" in sd,
+    )
 
-def to_torch_mha(attn:Attention, # no grouped kv heads, window or rotary positions
-                ) -> dict: # `nn.MultiheadAttention`'s state_dict
+
+def to_torch_mha(
+    attn: Attention,  # no grouped kv heads, window or rotary positions
+) -> dict:  # `nn.MultiheadAttention`'s state_dict
     """The weights of `attn` as `nn.MultiheadAttention`'s state_dict, for
     `nn.MultiheadAttention(D, n_heads, bias=attn has any bias)` (one `bias` flag: a
     missing bias is written as zeros)."""
-    w, b, wo, bo = _weights(attn, 'nn.MultiheadAttention')
+    w, b, wo, bo = _weights(attn, "nn.MultiheadAttention")
     bias = b is not None or bo is not None
-    sd = {'in_proj_weight': w}
-    if bias: sd['in_proj_bias'] = _zeros_if_none(b, w)
-    sd['out_proj.weight'] = wo
-    if bias: sd['out_proj.bias'] = _zeros_if_none(bo, wo)
+    sd = {"in_proj_weight": w}
+    if bias:
+        sd["in_proj_bias"] = _zeros_if_none(b, w)
+    sd["out_proj.weight"] = wo
+    if bias:
+        sd["out_proj.bias"] = _zeros_if_none(bo, wo)
     return sd
 
 # %% ../nbs/15_dropin.ipynb #ff927ec1
-_NANOGPT = ("c_attn.weight [3D, D], c_proj.weight [D, D] "
-            "(with bias=True: c_attn.bias [3D], c_proj.bias [D]), and "
-            "without the fused kernel the causal-mask buffer bias [1, 1, L, L]")
+_NANOGPT = (
+    "c_attn.weight [3D, D], c_proj.weight [D, D] "
+    "(with bias=True: c_attn.bias [3D], c_proj.bias [D]), and "
+    "without the fused kernel the causal-mask buffer bias [1, 1, L, L]"
+)
 
-def from_nanogpt(state_dict:Mapping, # nanoGPT `CausalSelfAttention`'s state_dict
-                 n_heads:int, # `config.n_head`
-                 context_length:int|None=None, # `config.block_size`
-                 dropout:float=0.0, # `config.dropout`
-                ) -> Attention: # the same attention function
+
+def from_nanogpt(
+    state_dict: Mapping,  # nanoGPT `CausalSelfAttention`'s state_dict
+    n_heads: int,  # `config.n_head`
+    context_length: int | None = None,  # `config.block_size`
+    dropout: float = 0.0,  # `config.dropout`
+) -> Attention:  # the same attention function
     """An `Attention` computing what nanoGPT's `CausalSelfAttention` computes with these
     weights. `context_length` defaults to the size of the `bias` mask buffer; `dropout`
     is on the attention weights (nanoGPT's resid_dropout is not ours)."""
-    fmt = 'nanoGPT CausalSelfAttention'
-    sd = _state(state_dict, fmt, _NANOGPT, ('c_attn.weight', 'c_proj.weight'),
-                ('bias', 'c_attn.bias', 'c_proj.bias'), buffers=('bias',))
-    D = _square(sd, 'c_proj.weight', fmt)
-    _shape(sd, 'c_attn.weight', [3 * D, D], fmt,
-           f" (D={D} from c_proj.weight; nn.Linear stores [out, in])")
-    for k, n in (('c_attn.bias', 3 * D), ('c_proj.bias', D)):
-        if k in sd: _shape(sd, k, [n], fmt)
-    n_heads = _heads(n_heads, D, fmt, 'c_proj.weight', sd['c_proj.weight'].shape)
-    found = _causal_buffer(sd, 'bias', fmt, upper=False)
-    L = _context(context_length, found, fmt, 'bias')
-    p = {'qkv.weight': sd['c_attn.weight'], 'out_proj.weight': sd['c_proj.weight']}
-    if 'c_attn.bias' in sd: p['qkv.bias'] = sd['c_attn.bias']
-    if 'c_proj.bias' in sd: p['out_proj.bias'] = sd['c_proj.bias']
-    return _build(D, n_heads, L, dropout, p, qkv_bias='c_attn.bias' in sd,
-                  out_bias='c_proj.bias' in sd)
+    fmt = "nanoGPT CausalSelfAttention"
+    sd = _state(
+        state_dict,
+        fmt,
+        _NANOGPT,
+        ("c_attn.weight", "c_proj.weight"),
+        ("bias", "c_attn.bias", "c_proj.bias"),
+        buffers=("bias",),
+    )
+    D = _square(sd, "c_proj.weight", fmt)
+    _shape(
+        sd,
+        "c_attn.weight",
+        [3 * D, D],
+        fmt,
+        f" (D={D} from c_proj.weight; nn.Linear stores [out, in])",
+    )
+    for k, n in (("c_attn.bias", 3 * D), ("c_proj.bias", D)):
+        if k in sd:
+            _shape(sd, k, [n], fmt)
+    n_heads = _heads(n_heads, D, fmt, "c_proj.weight", sd["c_proj.weight"].shape)
+    found = _causal_buffer(sd, "bias", fmt, upper=False)
+    L = _context(context_length, found, fmt, "bias")
+    p = {"qkv.weight": sd["c_attn.weight"], "out_proj.weight": sd["c_proj.weight"]}
+    if "c_attn.bias" in sd:
+        p["qkv.bias"] = sd["c_attn.bias"]
+    if "c_proj.bias" in sd:
+        p["out_proj.bias"] = sd["c_proj.bias"]
+    return _build(
+        D,
+        n_heads,
+        L,
+        dropout,
+        p,
+        qkv_bias="c_attn.bias" in sd,
+        out_bias="c_proj.bias" in sd,
+    )
 
-def to_nanogpt(attn:Attention, # no grouped kv heads, window or rotary positions
-               mask_buffer:bool=False, # also write the causal-mask buffer `bias`
-              ) -> dict: # nanoGPT `CausalSelfAttention`'s state_dict
+
+def to_nanogpt(
+    attn: Attention,  # no grouped kv heads, window or rotary positions
+    mask_buffer: bool = False,  # also write the causal-mask buffer `bias`
+) -> dict:  # nanoGPT `CausalSelfAttention`'s state_dict
     """The weights of `attn` as nanoGPT's `CausalSelfAttention` state_dict (one `bias`
     flag: a missing bias is zeros). `mask_buffer` is for nanoGPT without the fused
     kernel."""
-    w, b, wo, bo = _weights(attn, 'nanoGPT CausalSelfAttention')
+    w, b, wo, bo = _weights(attn, "nanoGPT CausalSelfAttention")
     sd, L, bias = {}, attn.context_length, b is not None or bo is not None
     if mask_buffer:
         ones = torch.ones(L, L, dtype=w.dtype, device=w.device)
-        sd['bias'] = ones.tril().view(1, 1, L, L)
-    sd['c_attn.weight'] = w
-    if bias: sd['c_attn.bias'] = _zeros_if_none(b, w)
-    sd['c_proj.weight'] = wo
-    if bias: sd['c_proj.bias'] = _zeros_if_none(bo, wo)
+        sd["bias"] = ones.tril().view(1, 1, L, L)
+    sd["c_attn.weight"] = w
+    if bias:
+        sd["c_attn.bias"] = _zeros_if_none(b, w)
+    sd["c_proj.weight"] = wo
+    if bias:
+        sd["c_proj.bias"] = _zeros_if_none(bo, wo)
     return sd
 
 # %% ../nbs/15_dropin.ipynb #98be3c3f
-_GPT2 = ("c_attn.weight [D, 3D], c_attn.bias [3D], c_proj.weight [D, D], "
-         "c_proj.bias [D] (Conv1D: weights stored [in, out])")
+_GPT2 = (
+    "c_attn.weight [D, 3D], c_attn.bias [3D], c_proj.weight [D, D], "
+    "c_proj.bias [D] (Conv1D: weights stored [in, out])"
+)
 
-def _gpt2_params(state_dict:Mapping, n_heads:int) -> tuple:
+
+def _gpt2_params(state_dict: Mapping, n_heads: int) -> tuple:
     """GPT-2 attention's weights checked and mapped to `Attention`'s names (Conv1D's
     [in, out] transposed): (params by `Attention`'s names, D, n_heads, the `bias`
     buffer's size or None)."""
-    fmt = 'GPT-2 attention'
-    sd = _state(state_dict, fmt, _GPT2,
-                ('c_attn.weight', 'c_attn.bias', 'c_proj.weight', 'c_proj.bias'),
-                ('bias', 'masked_bias'), buffers=('bias', 'masked_bias'))
-    D = _square(sd, 'c_proj.weight', fmt)
-    if list(sd['c_attn.weight'].shape) == [3 * D, D]: raise ValueError(
-        f"{fmt} state_dict: c_attn.weight has shape [{3 * D}, {D}], "
-        f"expected [{D}, {3 * D}]: GPT-2's Conv1D stores [in, out]; "
-        f"[out, in] is nn.Linear's layout, nanoGPT's (use from_nanogpt)")
-    _shape(sd, 'c_attn.weight', [D, 3 * D], fmt, f" (D={D} from c_proj.weight)")
-    _shape(sd, 'c_attn.bias', [3 * D], fmt)
-    _shape(sd, 'c_proj.bias', [D], fmt)
-    n_heads = _heads(n_heads, D, fmt, 'c_proj.weight', sd['c_proj.weight'].shape)
+    fmt = "GPT-2 attention"
+    sd = _state(
+        state_dict,
+        fmt,
+        _GPT2,
+        ("c_attn.weight", "c_attn.bias", "c_proj.weight", "c_proj.bias"),
+        ("bias", "masked_bias"),
+        buffers=("bias", "masked_bias"),
+    )
+    D = _square(sd, "c_proj.weight", fmt)
+    if list(sd["c_attn.weight"].shape) == [3 * D, D]:
+        raise ValueError(
+            f"{fmt} state_dict: c_attn.weight has shape [{3 * D}, {D}], "
+            f"expected [{D}, {3 * D}]: GPT-2's Conv1D stores [in, out]; "
+            f"[out, in] is nn.Linear's layout, nanoGPT's (use from_nanogpt)"
+        )
+    _shape(sd, "c_attn.weight", [D, 3 * D], fmt, f" (D={D} from c_proj.weight)")
+    _shape(sd, "c_attn.bias", [3 * D], fmt)
+    _shape(sd, "c_proj.bias", [D], fmt)
+    n_heads = _heads(n_heads, D, fmt, "c_proj.weight", sd["c_proj.weight"].shape)
     # Conv1D [in, out] -> Linear [out, in]
-    p = {'qkv.weight': sd['c_attn.weight'].T, 'qkv.bias': sd['c_attn.bias'],
-         'out_proj.weight': sd['c_proj.weight'].T, 'out_proj.bias': sd['c_proj.bias']}
-    return p, D, n_heads, _causal_buffer(sd, 'bias', fmt, upper=False)
+    p = {
+        "qkv.weight": sd["c_attn.weight"].T,
+        "qkv.bias": sd["c_attn.bias"],
+        "out_proj.weight": sd["c_proj.weight"].T,
+        "out_proj.bias": sd["c_proj.bias"],
+    }
+    return p, D, n_heads, _causal_buffer(sd, "bias", fmt, upper=False)
 
-def from_gpt2(state_dict:Mapping, # a `GPT2Attention`'s state_dict
-              n_heads:int, # `config.n_head`
-              context_length:int|None=None, # `config.n_positions`
-              dropout:float=0.0, # `config.attn_pdrop`
-             ) -> Attention: # the same attention function
+
+def from_gpt2(
+    state_dict: Mapping,  # a `GPT2Attention`'s state_dict
+    n_heads: int,  # `config.n_head`
+    context_length: int | None = None,  # `config.n_positions`
+    dropout: float = 0.0,  # `config.attn_pdrop`
+) -> Attention:  # the same attention function
     """An `Attention` computing what Hugging Face GPT-2's attention computes with these
     weights (with GPT-2's default scaling by 1/sqrt(d)). `state_dict` is
     `model.transformer.h[i].attn.state_dict()`; `context_length` defaults to the size
     of an old `bias` mask buffer."""
     p, D, n_heads, found = _gpt2_params(state_dict, n_heads)
-    L = _context(context_length, found, 'GPT-2 attention', 'bias')
+    L = _context(context_length, found, "GPT-2 attention", "bias")
     return _build(D, n_heads, L, dropout, p, qkv_bias=True, out_bias=True)
 
-def to_gpt2(attn:Attention, # no grouped kv heads, window or rotary positions
-           ) -> dict: # `GPT2Attention`'s state_dict
+
+def to_gpt2(
+    attn: Attention,  # no grouped kv heads, window or rotary positions
+) -> dict:  # `GPT2Attention`'s state_dict
     """The weights of `attn` as Hugging Face GPT-2 attention's state_dict, weights
     transposed to Conv1D's [in, out]; biases as zeros where `attn` has none (Conv1D
     always has one)."""
-    w, b, wo, bo = _weights(attn, 'GPT-2 attention')
-    return {'c_attn.weight': w.T.contiguous(), 'c_attn.bias': _zeros_if_none(b, w),
-            'c_proj.weight': wo.T.contiguous(), 'c_proj.bias': _zeros_if_none(bo, wo)}
+    w, b, wo, bo = _weights(attn, "GPT-2 attention")
+    return {
+        "c_attn.weight": w.T.contiguous(),
+        "c_attn.bias": _zeros_if_none(b, w),
+        "c_proj.weight": wo.T.contiguous(),
+        "c_proj.bias": _zeros_if_none(bo, wo),
+    }
 
 # %% ../nbs/15_dropin.ipynb #9767c2fc
-_LLAMA = ("q_proj.weight [H*d, D], k_proj.weight [Hkv*d, D], v_proj.weight [Hkv*d, D], "
-          "o_proj.weight [D, H*d], with H*d not necessarily D; "
-          "optionally q/k/v_proj.bias (all three) and o_proj.bias")
+_LLAMA = (
+    "q_proj.weight [H*d, D], k_proj.weight [Hkv*d, D], v_proj.weight [Hkv*d, D], "
+    "o_proj.weight [D, H*d], with H*d not necessarily D; "
+    "optionally q/k/v_proj.bias (all three) and o_proj.bias"
+)
 
-def _llama_params(state_dict:Mapping, n_heads:int, n_kv_heads:int|None=None) -> tuple:
+
+def _llama_params(
+    state_dict: Mapping, n_heads: int, n_kv_heads: int | None = None
+) -> tuple:
     """A Llama-style attention's weights checked and mapped to `Attention`'s names: q,
     k, v fused, the rest renamed; (params by `Attention`'s names, its keyword
     arguments)."""
-    fmt, names = 'Llama-style attention', ('q_proj', 'k_proj', 'v_proj')
-    sd = _state(state_dict, fmt, _LLAMA,
-                tuple(f'{n}.weight' for n in names) + ('o_proj.weight',),
-                tuple(f'{n}.bias' for n in names)
-                + ('o_proj.bias', 'q_norm.weight', 'k_norm.weight', 'sinks'))
-    wq, wk, wo = sd['q_proj.weight'], sd['k_proj.weight'], sd['o_proj.weight']
+    fmt, names = "Llama-style attention", ("q_proj", "k_proj", "v_proj")
+    sd = _state(
+        state_dict,
+        fmt,
+        _LLAMA,
+        tuple(f"{n}.weight" for n in names) + ("o_proj.weight",),
+        tuple(f"{n}.bias" for n in names)
+        + ("o_proj.bias", "q_norm.weight", "k_norm.weight", "sinks"),
+    )
+    wq, wk, wo = sd["q_proj.weight"], sd["k_proj.weight"], sd["o_proj.weight"]
     if wq.ndim != 2 or wo.ndim != 2 or wo.shape != (wq.shape[1], wq.shape[0]):
         raise ValueError(
             f"{fmt} state_dict: q_proj.weight {list(wq.shape)} and o_proj.weight "
-            f"{list(wo.shape)} must be [H*d, D] and [D, H*d]")
+            f"{list(wo.shape)} must be [H*d, D] and [D, H*d]"
+        )
     D, Hd = wq.shape[1], wq.shape[0]
-    n_heads = check_int('n_heads', n_heads, 1)
-    if Hd % n_heads: raise ValueError(
-        f"n_heads={n_heads} must divide q_proj.weight's {Hd} rows (n_heads * head_dim)")
+    n_heads = check_int("n_heads", n_heads, 1)
+    if Hd % n_heads:
+        raise ValueError(
+            f"n_heads={n_heads} must divide q_proj.weight's {Hd} rows (n_heads * "
+            "head_dim)"
+        )
     d = Hd // n_heads
     Hkv = wk.shape[0] // d if wk.ndim == 2 else 0
     if wk.ndim != 2 or wk.shape[1] != D or wk.shape[0] % d or Hkv == 0 or n_heads % Hkv:
         raise ValueError(
             f"{fmt} state_dict: k_proj.weight has shape {list(wk.shape)}, "
             f"expected [n_kv_heads * {d}, {D}] with n_kv_heads dividing "
-            f"n_heads={n_heads} (head_dim {d} = q_proj.weight's {Hd} rows // n_heads)")
-    if n_kv_heads is not None and check_int('n_kv_heads', n_kv_heads, 1) != Hkv:
+            f"n_heads={n_heads} (head_dim {d} = q_proj.weight's {Hd} rows // n_heads)"
+        )
+    if n_kv_heads is not None and check_int("n_kv_heads", n_kv_heads, 1) != Hkv:
         raise ValueError(
             f"n_kv_heads={n_kv_heads} but the {fmt} state_dict's k_proj.weight "
-            f"{list(wk.shape)} holds {Hkv} heads of width {d}")
-    _shape(sd, 'v_proj.weight', wk.shape, fmt, ' (the shape of k_proj.weight)')
-    qkv_bias = _bias_set(sd, [f'{n}.bias' for n in names], fmt,
-                         'q_proj, k_proj and v_proj')
-    for k, n in (('q_proj.bias', Hd), ('k_proj.bias', Hkv * d),
-                 ('v_proj.bias', Hkv * d), ('o_proj.bias', D)):
-        if k in sd: _shape(sd, k, [n], fmt)
-    if ('q_norm.weight' in sd) != ('k_norm.weight' in sd): raise ValueError(
-        f"{fmt} state_dict: q_norm.weight and k_norm.weight come together, found only "
-        f"{'q_norm.weight' if 'q_norm.weight' in sd else 'k_norm.weight'}")
+            f"{list(wk.shape)} holds {Hkv} heads of width {d}"
+        )
+    _shape(sd, "v_proj.weight", wk.shape, fmt, " (the shape of k_proj.weight)")
+    qkv_bias = _bias_set(
+        sd, [f"{n}.bias" for n in names], fmt, "q_proj, k_proj and v_proj"
+    )
+    for k, n in (
+        ("q_proj.bias", Hd),
+        ("k_proj.bias", Hkv * d),
+        ("v_proj.bias", Hkv * d),
+        ("o_proj.bias", D),
+    ):
+        if k in sd:
+            _shape(sd, k, [n], fmt)
+    if ("q_norm.weight" in sd) != ("k_norm.weight" in sd):
+        raise ValueError(
+            f"{fmt} state_dict: q_norm.weight and k_norm.weight come together, found "
+            "only "
+            f"{'q_norm.weight' if 'q_norm.weight' in sd else 'k_norm.weight'}"
+        )
     qk_norm = None
     # per head ([d], Qwen3, Gemma 3) or over the whole projections ([H*d], OLMo 2)
-    if 'q_norm.weight' in sd:
-        qk_norm = 'head' if sd['q_norm.weight'].shape == (d,) else 'proj'
-        _shape(sd, 'q_norm.weight', [d] if qk_norm == 'head' else [Hd], fmt)
-        _shape(sd, 'k_norm.weight', [d] if qk_norm == 'head' else [Hkv * d], fmt)
-    if 'sinks' in sd: _shape(sd, 'sinks', [n_heads], fmt)
-    p = {'qkv.weight': torch.cat([sd[f'{n}.weight'] for n in names]),
-         'out_proj.weight': wo}
-    if qkv_bias: p['qkv.bias'] = torch.cat([sd[f'{n}.bias'] for n in names])
-    if 'o_proj.bias' in sd: p['out_proj.bias'] = sd['o_proj.bias']
-    for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):
-        if k in sd: p[k] = sd[k]
-    return p, dict(d_model=D, n_heads=n_heads, n_kv_heads=Hkv, qkv_bias=qkv_bias,
-                   out_bias='o_proj.bias' in sd, head_dim=d, qk_norm=qk_norm,
-                   sinks='sinks' in sd)
+    if "q_norm.weight" in sd:
+        qk_norm = "head" if sd["q_norm.weight"].shape == (d,) else "proj"
+        _shape(sd, "q_norm.weight", [d] if qk_norm == "head" else [Hd], fmt)
+        _shape(sd, "k_norm.weight", [d] if qk_norm == "head" else [Hkv * d], fmt)
+    if "sinks" in sd:
+        _shape(sd, "sinks", [n_heads], fmt)
+    p = {
+        "qkv.weight": torch.cat([sd[f"{n}.weight"] for n in names]),
+        "out_proj.weight": wo,
+    }
+    if qkv_bias:
+        p["qkv.bias"] = torch.cat([sd[f"{n}.bias"] for n in names])
+    if "o_proj.bias" in sd:
+        p["out_proj.bias"] = sd["o_proj.bias"]
+    for k in ("q_norm.weight", "k_norm.weight", "sinks"):
+        if k in sd:
+            p[k] = sd[k]
+    return p, dict(
+        d_model=D,
+        n_heads=n_heads,
+        n_kv_heads=Hkv,
+        qkv_bias=qkv_bias,
+        out_bias="o_proj.bias" in sd,
+        head_dim=d,
+        qk_norm=qk_norm,
+        sinks="sinks" in sd,
+    )
 
-def from_llama(state_dict:Mapping, # a Llama-style attention's state_dict
-               n_heads:int, # `config.num_attention_heads`
-               context_length:int, # `config.max_position_embeddings`
-               n_kv_heads:int|None=None, # `config.num_key_value_heads`
-               window:int|None=None, # `config.sliding_window` (Mistral), else None
-               rope_theta:float|None=10000.0, # `config.rope_parameters['rope_theta']`
-               dropout:float=0.0, # `config.attention_dropout`
-               *,
-               rope_scaling:dict|None=None, # `config.rope_parameters` (not 'default')
-               query_scale:float|None=None, # `config.query_pre_attn_scalar ** -0.5`
-               softcap:float|None=None, # `config.attn_logit_softcapping` (Gemma 2)
-               norm_eps:float=1e-6, # the QK-norm's epsilon, `config.rms_norm_eps`
-               norm_unit_offset:bool=False, # the QK-norm's weight is 1 + w (Gemma)
-               norm_float32:bool=False, # the QK-norm in float32 at every dtype
-              ) -> Attention: # the same attention function
+
+def from_llama(
+    state_dict: Mapping,  # a Llama-style attention's state_dict
+    n_heads: int,  # `config.num_attention_heads`
+    context_length: int,  # `config.max_position_embeddings`
+    n_kv_heads: int | None = None,  # `config.num_key_value_heads`
+    window: int | None = None,  # `config.sliding_window` (Mistral), else None
+    rope_theta: float | None = 10000.0,  # `config.rope_parameters['rope_theta']`
+    dropout: float = 0.0,  # `config.attention_dropout`
+    *,
+    rope_scaling: dict | None = None,  # `config.rope_parameters` (not 'default')
+    query_scale: float | None = None,  # `config.query_pre_attn_scalar ** -0.5`
+    softcap: float | None = None,  # `config.attn_logit_softcapping` (Gemma 2)
+    norm_eps: float = 1e-6,  # the QK-norm's epsilon, `config.rms_norm_eps`
+    norm_unit_offset: bool = False,  # the QK-norm's weight is 1 + w (Gemma)
+    norm_float32: bool = False,  # the QK-norm in float32 at every dtype
+) -> Attention:  # the same attention function
     """An `Attention` computing what a Hugging Face Llama-style attention
     (`LlamaAttention`, `MistralAttention`, `Qwen2Attention`, ...) computes with these
     weights: grouped kv heads, RoPE of any of transformers' types (`rope_scaling`), and
@@ -445,29 +648,46 @@ def from_llama(state_dict:Mapping, # a Llama-style attention's state_dict
     (Gemma), else None: 1/sqrt(head_dim). `norm_float32` computes the QK-norm in
     float32 at every dtype, as transformers does."""
     p, kw = _llama_params(state_dict, n_heads, n_kv_heads)
-    D, n_heads = kw.pop('d_model'), kw.pop('n_heads')
-    L = check_int('context_length', context_length, 1)
-    return _build(D, n_heads, L, dropout, p, window=window, rope_theta=rope_theta,
-                  rope_scaling=rope_scaling, query_scale=query_scale, softcap=softcap,
-                  norm_eps=norm_eps, norm_unit_offset=norm_unit_offset,
-                  norm_float32=norm_float32, **kw)
+    D, n_heads = kw.pop("d_model"), kw.pop("n_heads")
+    L = check_int("context_length", context_length, 1)
+    return _build(
+        D,
+        n_heads,
+        L,
+        dropout,
+        p,
+        window=window,
+        rope_theta=rope_theta,
+        rope_scaling=rope_scaling,
+        query_scale=query_scale,
+        softcap=softcap,
+        norm_eps=norm_eps,
+        norm_unit_offset=norm_unit_offset,
+        norm_float32=norm_float32,
+        **kw,
+    )
 
-def to_llama(attn:Attention, # any Attention
-            ) -> dict: # a Llama-style attention's state_dict
+
+def to_llama(
+    attn: Attention,  # any Attention
+) -> dict:  # a Llama-style attention's state_dict
     """The weights of `attn` as a Hugging Face Llama/Mistral/Qwen2 attention state_dict,
     with `attn`'s heads and biases. Any `Attention` converts: window and rope_theta are
     config, not weights."""
-    w, b, wo, bo = _weights(attn, 'Llama-style attention', plain=False)
+    w, b, wo, bo = _weights(attn, "Llama-style attention", plain=False)
     # q | k | v rows
     sizes = [attn.n_heads * attn.head_dim] + [attn.n_kv_heads * attn.head_dim] * 2
     sd = {}
     qkv_biases = b.split(sizes) if b is not None else (None,) * 3
-    for name, wi, bi in zip(('q_proj', 'k_proj', 'v_proj'), w.split(sizes), qkv_biases):
-        sd[f'{name}.weight'] = wi.clone()           # each its own storage (safetensors)
-        if bi is not None: sd[f'{name}.bias'] = bi.clone()
-    sd['o_proj.weight'] = wo
-    if bo is not None: sd['o_proj.bias'] = bo
+    for name, wi, bi in zip(("q_proj", "k_proj", "v_proj"), w.split(sizes), qkv_biases):
+        sd[f"{name}.weight"] = wi.clone()  # each its own storage (safetensors)
+        if bi is not None:
+            sd[f"{name}.bias"] = bi.clone()
+    sd["o_proj.weight"] = wo
+    if bo is not None:
+        sd["o_proj.bias"] = bo
     # QK-norm and sinks, where attn has them
-    for k in ('q_norm.weight', 'k_norm.weight', 'sinks'):
-        if k in attn.state_dict(): sd[k] = attn.state_dict()[k].detach().clone()
+    for k in ("q_norm.weight", "k_norm.weight", "sinks"):
+        if k in attn.state_dict():
+            sd[k] = attn.state_dict()[k].detach().clone()
     return sd

@@ -8,9 +8,9 @@ import uuid
 from functools import partial
 import torch
 from torch import nn, Tensor
-from .ground import (check_int, check_bool, check_dropout, check_finite,
-                               check_heads, check_positive, check_layer_input,
-                               merge_heads)
+from .ground import check_int, check_bool, check_dropout, check_finite
+from .ground import check_heads, check_positive, check_layer_input
+from .ground import merge_heads
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
@@ -77,62 +77,115 @@ class Attention(nn.Module):
             `rope_theta`, or not a rotary type with its settings.
         TypeError: a flag is not a bool, or `dtype` is not a floating dtype.
     """
+
     scan_inputs = False
 
-    def __init__(self, d_model:int, n_heads:int, context_length:int, dropout:float=0.0,
-                 *, n_kv_heads:int|None=None, window:int|None=None,
-                 rope_theta:float|None=None, rope_scaling:dict|None=None,
-                 head_dim:int|None=None, qk_norm:str|None=None, norm_eps:float=1e-6,
-                 norm_unit_offset:bool=False, norm_float32:bool=False,
-                 query_scale:float|None=None, softcap:float|None=None, sinks:bool=False,
-                 qkv_bias:bool=False, out_bias:bool=True, device=None, dtype=None):
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        context_length: int,
+        dropout: float = 0.0,
+        *,
+        n_kv_heads: int | None = None,
+        window: int | None = None,
+        rope_theta: float | None = None,
+        rope_scaling: dict | None = None,
+        head_dim: int | None = None,
+        qk_norm: str | None = None,
+        norm_eps: float = 1e-6,
+        norm_unit_offset: bool = False,
+        norm_float32: bool = False,
+        query_scale: float | None = None,
+        softcap: float | None = None,
+        sinks: bool = False,
+        qkv_bias: bool = False,
+        out_bias: bool = True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
-        if head_dim is None: D, H = check_heads(d_model, n_heads)
-        else: D, H = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
-        d = D // H if head_dim is None else check_int('head_dim', head_dim, 1)
-        Hkv = H if n_kv_heads is None else check_int('n_kv_heads', n_kv_heads, 1)
-        if H % Hkv: raise ValueError(f"n_kv_heads={Hkv} must divide n_heads={H}")
-        if qk_norm not in (None, 'head', 'proj'):
+        if head_dim is None:
+            D, H = check_heads(d_model, n_heads)
+        else:
+            D, H = check_int("d_model", d_model, 1), check_int("n_heads", n_heads, 1)
+        d = D // H if head_dim is None else check_int("head_dim", head_dim, 1)
+        Hkv = H if n_kv_heads is None else check_int("n_kv_heads", n_kv_heads, 1)
+        if H % Hkv:
+            raise ValueError(f"n_kv_heads={Hkv} must divide n_heads={H}")
+        if qk_norm not in (None, "head", "proj"):
             raise ValueError(f"qk_norm must be 'head', 'proj' or None, got {qk_norm!r}")
-        if rope_scaling is not None and rope_theta is None: raise ValueError(
-            f"rope_scaling={rope_scaling!r} needs rope_theta, the base")
-        for name, flag in (('sinks', sinks), ('qkv_bias', qkv_bias),
-                           ('out_bias', out_bias)): check_bool(name, flag)
-        if dtype is not None and not getattr(dtype, 'is_floating_point', False):
+        if rope_scaling is not None and rope_theta is None:
+            raise ValueError(
+                f"rope_scaling={rope_scaling!r} needs rope_theta, the base"
+            )
+        for name, flag in (
+            ("sinks", sinks),
+            ("qkv_bias", qkv_bias),
+            ("out_bias", out_bias),
+        ):
+            check_bool(name, flag)
+        if dtype is not None and not getattr(dtype, "is_floating_point", False):
             raise TypeError(f"dtype must be a floating torch.dtype, got {dtype!r}")
         self.d_model, self.n_heads, self.n_kv_heads, self.head_dim = D, H, Hkv, d
-        self.context_length = check_int('context_length', context_length, 1)
-        self.window = None if window is None else check_int('window', window, 1)
+        self.context_length = check_int("context_length", context_length, 1)
+        self.window = None if window is None else check_int("window", window, 1)
         self.dropout, self.qk_norm = check_dropout(dropout), qk_norm
         self.rope_theta, self.query_scale, self.softcap = (
-            check_positive(n, v, none_ok=True) for n, v in (('rope_theta', rope_theta),
-            ('query_scale', query_scale), ('softcap', softcap)))
+            check_positive(n, v, none_ok=True)
+            for n, v in (
+                ("rope_theta", rope_theta),
+                ("query_scale", query_scale),
+                ("softcap", softcap),
+            )
+        )
         self.uid, kw = uuid.uuid4().int >> 65, dict(device=device, dtype=dtype)
         self.qkv = nn.Linear(D, (H + 2 * Hkv) * d, bias=qkv_bias, **kw)  # rows q|k|v
-        norm = partial(RMSNorm, eps=check_positive('norm_eps', norm_eps), **kw,
-                       unit_offset=norm_unit_offset, float32=norm_float32)
-        if qk_norm is not None:          # over a head, or over a whole projection
-            wq, wk = (d, d) if qk_norm == 'head' else (H * d, Hkv * d)
+        norm = partial(
+            RMSNorm,
+            eps=check_positive("norm_eps", norm_eps),
+            **kw,
+            unit_offset=norm_unit_offset,
+            float32=norm_float32,
+        )
+        if qk_norm is not None:  # over a head, or over a whole projection
+            wq, wk = (d, d) if qk_norm == "head" else (H * d, Hkv * d)
             self.q_norm, self.k_norm = norm(wq), norm(wk)
         if isinstance(rope_scaling, dict):  # the trained length, for types that read it
-            rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
+            rope_scaling = {"max_position_embeddings": context_length} | rope_scaling
         self.rotary = Rotary(d, rope_theta, rope_scaling) if rope_theta else None
-        self.out_proj = nn.Linear(H * d, D, bias=out_bias, **kw)   # mixes the heads
+        self.out_proj = nn.Linear(H * d, D, bias=out_bias, **kw)  # mixes the heads
         self.sinks = nn.Parameter(torch.zeros(H, **kw)) if sinks else None
 
     def extra_repr(self):
-        rope, Hkv = getattr(self.rotary, 'rope_type', None), self.n_kv_heads
-        on = dict(d_model=self.d_model, n_heads=self.n_heads, head_dim=self.head_dim,
-                  context_length=self.context_length, rope_theta=self.rope_theta,
-                  rope_type=None if rope == 'default' else rope, window=self.window,
-                  n_kv_heads=None if Hkv == self.n_heads else Hkv, qk_norm=self.qk_norm,
-                  query_scale=self.query_scale, softcap=self.softcap,
-                  sinks=self.sinks is not None or None, dropout=self.dropout)
+        rope, Hkv = getattr(self.rotary, "rope_type", None), self.n_kv_heads
+        on = dict(
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            head_dim=self.head_dim,
+            context_length=self.context_length,
+            rope_theta=self.rope_theta,
+            rope_type=None if rope == "default" else rope,
+            window=self.window,
+            n_kv_heads=None if Hkv == self.n_heads else Hkv,
+            qk_norm=self.qk_norm,
+            query_scale=self.query_scale,
+            softcap=self.softcap,
+            sinks=self.sinks is not None or None,
+            dropout=self.dropout,
+        )
         return ", ".join(f"{k}={v!r}" for k, v in on.items() if v is not None)
 
-    def forward(self, x:Tensor, cache:KVCache|None=None, *,
-                attention_mask:Tensor|None=None, position_ids:Tensor|None=None,
-                need_weights:bool=False, explicit:bool=False):
+    def forward(
+        self,
+        x: Tensor,
+        cache: KVCache | None = None,
+        *,
+        attention_mask: Tensor | None = None,
+        position_ids: Tensor | None = None,
+        need_weights: bool = False,
+        explicit: bool = False,
+    ):
         """Causal self-attention over the cached positions and the new block `x`.
 
         The cache gets this block's keys and values when the call completes; a call
@@ -171,50 +224,76 @@ class Attention(nn.Module):
                 or comes with a cache; with `scan_inputs`, `x` holds NaN/inf.
         """
         valid, pos = check_layer_input(
-            x, self.d_model, self.qkv.weight, cache, KVCache, self.context_length,
-            attention_mask, position_ids)
-        check_bool('need_weights', need_weights), check_bool('explicit', explicit)
-        if self.scan_inputs: check_finite(x)
-        q, k, v = self.project(x, valid)                     # [B, H | Hkv, T, d]
-        doc = None if pos is None else documents(pos)        # packed rows
-        if pos is None and (valid is not None or self.rotary is not None
-                            or cache is not None and cache.padded):
+            x,
+            self.d_model,
+            self.qkv.weight,
+            cache,
+            KVCache,
+            self.context_length,
+            attention_mask,
+            position_ids,
+        )
+        check_bool("need_weights", need_weights), check_bool("explicit", explicit)
+        if self.scan_inputs:
+            check_finite(x)
+        q, k, v = self.project(x, valid)  # [B, H | Hkv, T, d]
+        doc = None if pos is None else documents(pos)  # packed rows
+        if pos is None and (
+            valid is not None
+            or self.rotary is not None
+            or cache is not None
+            and cache.padded
+        ):
             start = 0 if cache is None else cache.next_position
             pos = token_positions(x.shape[1], start, valid, x.device)  # real tokens'
-        if self.rotary is not None: q, k = self.rotate_qk(q, k, pos)
+        if self.rotary is not None:
+            q, k = self.rotate_qk(q, k, pos)
 
-        def finish(k, v, k_pos):                             # attend, mix the heads
+        def finish(k, v, k_pos):  # attend, mix the heads
             where = None if k_pos is None else Positions(pos, k_pos, doc)
-            ctx, w = attend(q, k, v, where, window=self.window, scale=self.query_scale,
-                            dropout_p=self.dropout * self.training, sinks=self.sinks,
-                            softcap=self.softcap, explicit=explicit or need_weights)
-            return self.out_proj(merge_heads(ctx)), w        # [B, T, D]
+            ctx, w = attend(
+                q,
+                k,
+                v,
+                where,
+                window=self.window,
+                scale=self.query_scale,
+                dropout_p=self.dropout * self.training,
+                sinks=self.sinks,
+                softcap=self.softcap,
+                explicit=explicit or need_weights,
+            )
+            return self.out_proj(merge_heads(ctx)), w  # [B, T, D]
 
         k_pos = None if pos is None or pos.ndim == 1 else pos
-        if cache is None: out, w = finish(k, v, k_pos)
-        else: out, w = cache.attend(self, k, v, k_pos, finish)  # held once it returns
-        if valid is not None:                                # pads' outputs are 0
+        if cache is None:
+            out, w = finish(k, v, k_pos)
+        else:
+            out, w = cache.attend(self, k, v, k_pos, finish)  # held once it returns
+        if valid is not None:  # pads' outputs are 0
             out = out.masked_fill(~valid[..., None], 0)
             w = None if w is None else w.masked_fill(~valid[:, None, :, None], 0)
         return (out, w) if need_weights else out
 
-    def project(self, x:Tensor, valid:Tensor|None=None) -> tuple:
+    def project(self, x: Tensor, valid: Tensor | None = None) -> tuple:
         """Queries `[B, H, T, d]`, keys and values `[B, Hkv, T, d]` from the fused
         projection of `x [B, T, D]`, with the QK-norm; where `valid [B, T]` is False (a
         pad), all three are 0."""
-        d, qkv = self.head_dim, self.qkv(x)                  # [B, T, (H + 2 Hkv) d]
-        n = qkv.shape[-1] // d                             # heads (a rank's if sharded)
+        d, qkv = self.head_dim, self.qkv(x)  # [B, T, (H + 2 Hkv) d]
+        n = qkv.shape[-1] // d  # heads (a rank's if sharded)
         H = n * self.n_heads // (self.n_heads + 2 * self.n_kv_heads)
-        hs = (H, (n - H) // 2, (n - H) // 2)                 # heads of q, k and v
-        if self.qk_norm == 'proj':                           # OLMo 2: whole projections
+        hs = (H, (n - H) // 2, (n - H) // 2)  # heads of q, k and v
+        if self.qk_norm == "proj":  # OLMo 2: whole projections
             q, k, v = qkv.split([h * d for h in hs], -1)
             qkv = torch.cat((self.q_norm(q), self.k_norm(k), v), -1)
         q, k, v = qkv.view(*x.shape[:2], n, d).transpose(1, 2).split_with_sizes(hs, 1)
-        if self.qk_norm == 'head': q, k = self.q_norm(q), self.k_norm(k)  # per head
-        if valid is None: return q, k, v
+        if self.qk_norm == "head":
+            q, k = self.q_norm(q), self.k_norm(k)  # per head
+        if valid is None:
+            return q, k, v
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in (q, k, v))
 
-    def rotate_qk(self, q:Tensor, k:Tensor, pos:Tensor) -> tuple:
+    def rotate_qk(self, q: Tensor, k: Tensor, pos: Tensor) -> tuple:
         """Queries `q [B, H, T, d]` and keys `k [B, Hkv, T, d]` turned by their
         positions `pos` (`[T]` or `[B, T]`); the angles computed once for both."""
         cos, sin = self.rotary(pos, q.dtype)

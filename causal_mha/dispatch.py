@@ -16,8 +16,9 @@ from .ground import check_dropout, check_int, check_positive, shape_of
 __all__ = ['token_positions', 'visible', 'Positions', 'documents', 'attend']
 
 # %% ../nbs/08a_dispatch.ipynb #3c20b0fb
-def token_positions(T:int, start:int|Tensor=0, valid:Tensor|None=None,
-                    device=None) -> Tensor:
+def token_positions(
+    T: int, start: int | Tensor = 0, valid: Tensor | None = None, device=None
+) -> Tensor:
     """Each new token's position among its sequence's real tokens: what the causal
     band, a window and rotary embeddings count.
 
@@ -31,12 +32,18 @@ def token_positions(T:int, start:int|Tensor=0, valid:Tensor|None=None,
         `[T]`, or `[B, T]` with padding or a start per sequence (-1 at pads).
     """
     first = start[:, None] if isinstance(start, Tensor) else start
-    if valid is None: return first + torch.arange(T, device=device)
+    if valid is None:
+        return first + torch.arange(T, device=device)
     return (first + valid.cumsum(1) - 1).masked_fill(~valid, -1)
 
 # %% ../nbs/08a_dispatch.ipynb #c96a3a94
-def visible(q_pos:Tensor, k_pos:Tensor, window:int|None=None, q_doc:Tensor|None=None,
-            k_doc:Tensor|None=None) -> Tensor:
+def visible(
+    q_pos: Tensor,
+    k_pos: Tensor,
+    window: int | None = None,
+    q_doc: Tensor | None = None,
+    k_doc: Tensor | None = None,
+) -> Tensor:
     """Which key each query may see: a real key of its own document, not after it and
     (with a window) fewer than `window` positions back. A pad query (-1) is given
     every key: a finite row whose output the layer then sets to 0.
@@ -53,8 +60,10 @@ def visible(q_pos:Tensor, k_pos:Tensor, window:int|None=None, q_doc:Tensor|None=
     """
     qp, kp = q_pos[..., :, None], k_pos[..., None, :]
     allowed = (kp >= 0) & (kp <= qp)
-    if window is not None: allowed &= kp > qp - window
-    if q_doc is not None: allowed &= q_doc[..., :, None] == k_doc[..., None, :]
+    if window is not None:
+        allowed &= kp > qp - window
+    if q_doc is not None:
+        allowed &= q_doc[..., :, None] == k_doc[..., None, :]
     return allowed | (qp < 0)
 
 # %% ../nbs/08a_dispatch.ipynb #a8fde85d
@@ -71,21 +80,23 @@ class Positions:
         k: `[B, K]` positions of the keys.
         doc: `[B, K]` document of each key slot, packed rows only (then `K == T`).
     """
-    q:Tensor
-    k:Tensor
-    doc:Tensor|None = None
 
-    def visible(self, window:int|None=None) -> Tensor: # [B, T, K] bool
+    q: Tensor
+    k: Tensor
+    doc: Tensor | None = None
+
+    def visible(self, window: int | None = None) -> Tensor:  # [B, T, K] bool
         "`visible` for these queries and keys, with a `window` (None: all)."
-        q_doc = None if self.doc is None else self.doc[..., -self.q.shape[-1]:]
+        q_doc = None if self.doc is None else self.doc[..., -self.q.shape[-1] :]
         return visible(self.q, self.k, window, q_doc, self.doc)
 
     @staticmethod
-    def last(T:int, K:int, device=None) -> Positions:
+    def last(T: int, K: int, device=None) -> Positions:
         "`T` queries that are the last of `K` consecutive keys: no padding."
         return Positions(*(torch.arange(n, device=device) + K - n for n in (T, K)))
 
-def documents(pos:Tensor) -> Tensor:
+
+def documents(pos: Tensor) -> Tensor:
     """Each token's document in a packed row: a new one starts wherever a real token's
     position is not the previous real token's plus one (pads, -1, are passed over), as
     transformers reads packed `position_ids`.
@@ -108,22 +119,27 @@ def _written_out(q, k, v, mask, scale, softcap=None, sinks=None, dropout_p=0.0):
     the scores, `[T, K]`, `[B, T, K]` or `[B, H or 1, T, K]`. A row that sees no key
     gets weights 0, as the fused kernel gives it. Returns (ctx, weights)."""
     Hkv = k.shape[1]
-    while mask.ndim < 4: mask = mask.unsqueeze(-3)       # [B or 1, H or 1, T, K]
+    while mask.ndim < 4:
+        mask = mask.unsqueeze(-3)  # [B or 1, H or 1, T, K]
     mask = mask.unflatten(1, (Hkv, -1)) if mask.shape[1] > 1 else mask.unsqueeze(1)
     bias, mask = (None, mask) if mask.dtype == torch.bool else (mask, mask > -math.inf)
-    seen = mask.any(-1, keepdim=True)                    # rows that see some key
+    seen = mask.any(-1, keepdim=True)  # rows that see some key
     s = (q.unflatten(1, (Hkv, -1)) * scale) @ k[:, :, None].transpose(-2, -1)
-    if softcap is not None: s = softcap * torch.tanh(s / softcap)   # Gemma 2
-    if bias is not None: s = s + bias.masked_fill(~seen, 0)
-    mask = mask | ~seen                                  # no key: a finite row, then 0
-    if sinks is not None:                                # one more logit, no value
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)  # Gemma 2
+    if bias is not None:
+        s = s + bias.masked_fill(~seen, 0)
+    mask = mask | ~seen  # no key: a finite row, then 0
+    if sinks is not None:  # one more logit, no value
         sink = sinks.view(Hkv, -1, 1, 1).to(s.dtype).expand(*s.shape[:-1], 1)
         s = torch.cat((s, sink), -1)
         mask = F.pad(mask.expand(*sink.shape[:-1], -1), (0, 1), value=True)
     # 4.4's masked softmax, filling the scores in place (they are this call's own)
-    w = torch.softmax(s.masked_fill_(~mask, -math.inf), -1)[..., :k.shape[2]]
-    if torch.compiler.is_compiling() or not seen.all(): w = w.masked_fill(~seen, 0)
-    if dropout_p: w = F.dropout(w, dropout_p)            # on the weights (4.6)
+    w = torch.softmax(s.masked_fill_(~mask, -math.inf), -1)[..., : k.shape[2]]
+    if torch.compiler.is_compiling() or not seen.all():
+        w = w.masked_fill(~seen, 0)
+    if dropout_p:
+        w = F.dropout(w, dropout_p)  # on the weights (4.6)
     return (w @ v[:, :, None]).flatten(1, 2), w.flatten(1, 2)
 
 # %% ../nbs/08a_dispatch.ipynb #e46461e7
@@ -132,15 +148,23 @@ def _kernel(q, k, v, attn_mask=None, is_causal=False, dropout_p=0.0, scale=None)
     decode step) each group's heads go in as the queries of their one kv head: the
     keys are read once per kv head, not once per query head."""
     (B, H, T, d), Hkv = q.shape, k.shape[1]
-    if Hkv < H and T == 1:                               # a group's heads as queries
+    if Hkv < H and T == 1:  # a group's heads as queries
         if attn_mask is not None and attn_mask.ndim == 4 and attn_mask.shape[1] == H:
             attn_mask = attn_mask.unflatten(1, (Hkv, -1)).squeeze(-2)  # one per head
-        grouped = q.unflatten(1, (Hkv, -1)).squeeze(3)   # [B, Hkv, H / Hkv, d]
+        grouped = q.unflatten(1, (Hkv, -1)).squeeze(3)  # [B, Hkv, H / Hkv, d]
         out = _kernel(grouped, k, v, attn_mask, False, dropout_p, scale)
-        return out.flatten(1, 2).unsqueeze(2)   # any layout the kernel chose
+        return out.flatten(1, 2).unsqueeze(2)  # any layout the kernel chose
     return F.scaled_dot_product_attention(
-        q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
-        scale=scale, enable_gqa=Hkv < H)
+        q,
+        k,
+        v,
+        attn_mask=attn_mask,
+        dropout_p=dropout_p,
+        is_causal=is_causal,
+        scale=scale,
+        enable_gqa=Hkv < H,
+    )
+
 
 def _with_sink(q, k, v, sinks, kernel, scale):
     """Sinks on the fused kernel: one more key, one feature wider, whose score is the
@@ -148,48 +172,54 @@ def _with_sink(q, k, v, sinks, kernel, scale):
     (B, H, T, d), Hkv = q.shape, k.shape[1]
     logit = (sinks / scale).view(1, H, 1, 1).expand(B, H, T, 1).to(q.dtype)
     q = torch.cat((q, logit), -1)
-    sink = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))         # [0, .., 0, 1]: the logit
+    sink = F.pad(k.new_ones(1, Hkv, 1, 1), (d, 0))  # [0, .., 0, 1]: the logit
 
     def call(q, k, v, attn_mask=None):
-        if attn_mask is not None:                 # the sink seen: True, or + 0.0
+        if attn_mask is not None:  # the sink seen: True, or + 0.0
             attn_mask = F.pad(attn_mask, (0, 1), value=attn_mask.dtype == torch.bool)
         k = torch.cat((k, sink.expand(k.shape[0], -1, -1, -1)), 2)
         return kernel(q, k, F.pad(v, (0, 0, 0, 1)), attn_mask=attn_mask, scale=scale)
+
     return q, F.pad(k, (0, 1)), v, call
 
 # %% ../nbs/08a_dispatch.ipynb #5ed6bbaa
-def _runs(pos:Positions) -> list|None:
+def _runs(pos: Positions) -> list | None:
     """`(row, start, end)` of each stretch of slots that holds one document's real
     tokens, when each document is one stretch, in order, and no query outside them
     sees a key; else None. One host synchronisation."""
     real, doc = pos.k >= 0, pos.k * 0 if pos.doc is None else pos.doc
     slot = torch.arange(pos.k.shape[1], device=real.device)
     prev = F.pad(torch.where(real, slot, -1).cummax(1).values[:, :-1], (1, 0), value=-1)
-    was = doc.gather(1, prev.clamp(min=0))               # the last real token's doc
+    was = doc.gather(1, prev.clamp(min=0))  # the last real token's doc
     goes_on = real & (prev >= 0) & (slot - 1 == prev) & (doc == was)  # same stretch
     start, new = real & ~goes_on, real & ((prev < 0) | (doc > was))  # a new document
     ok = (start == new).all() & ~((pos.q >= 0) & ~real & (prev >= 0)).any()
-    ok &= (~real | (prev < 0) | (doc >= was)).all()      # documents in order
+    ok &= (~real | (prev < 0) | (doc >= was)).all()  # documents in order
     end = real & ~F.pad(goes_on[:, 1:], (0, 1))
     se = torch.cat((start.nonzero(), end.nonzero()[:, 1:] + 1), 1).flatten()
-    host = torch.cat((ok.long()[None], se)).tolist()    # one host sync
-    return [tuple(host[i:i + 3]) for i in range(1, len(host), 3)] if host[0] else None
+    host = torch.cat((ok.long()[None], se)).tolist()  # one host sync
+    return [tuple(host[i : i + 3]) for i in range(1, len(host), 3)] if host[0] else None
 
-def _window_starts(pos:Positions, S:int, W:int) -> list:
+
+def _window_starts(pos: Positions, S: int, W: int) -> list:
     """Per block of `S` queries, the first key slot any of them can see through a
     window `W`, with padding. One host synchronisation."""
     B, T = pos.q.shape
-    q = F.pad(pos.q.masked_fill(pos.q < 0, 2 ** 62), (0, -T % S), value=2 ** 62)
-    first = q.unflatten(1, (-1, S)).amin(-1)               # [B, blocks] first query
+    q = F.pad(pos.q.masked_fill(pos.q < 0, 2**62), (0, -T % S), value=2**62)
+    first = q.unflatten(1, (-1, S)).amin(-1)  # [B, blocks] first query
     slots = torch.searchsorted(pos.k.cummax(-1).values.contiguous(), first - W + 1)
-    if slots.is_meta: raise ValueError(
-        "padding with a window reads positions, which meta tensors do not hold")
+    if slots.is_meta:
+        raise ValueError(
+            "padding with a window reads positions, which meta tensors do not hold"
+        )
     return slots.amin(0).tolist()
+
 
 @cache
 def _outside_graph(fn):
     "`fn`, run eagerly when called from a compiled graph (imports the compiler then)."
     return torch.compiler.disable(fn)
+
 
 def _blocked(q, k, v, pos, W, kernel, block_size):
     """Queries in blocks of `S`, each against only the key slots it can see, with a
@@ -199,25 +229,36 @@ def _blocked(q, k, v, pos, W, kernel, block_size):
         return _outside_graph(_blocked)(q, k, v, pos, W, kernel, block_size)
     S = block_size if W is None else max(64, min(block_size, W // 4))
     starts = range(0, T, S)
-    if W is not None and pos is None: los = [max(0, K - T + t - W + 1) for t in starts]
+    if W is not None and pos is None:
+        los = [max(0, K - T + t - W + 1) for t in starts]
     elif W is None or pos.doc is not None or T == 1 or torch.compiler.is_compiling():
-        los = [0] * len(starts)                            # no host sync
-    else: los = _window_starts(pos, S, W)
-    if pos is None: pos = Positions.last(T, K, q.device)
+        los = [0] * len(starts)  # no host sync
+    else:
+        los = _window_starts(pos, S, W)
+    if pos is None:
+        pos = Positions.last(T, K, q.device)
     out = []
     for t, lo in zip(starts, los):
         lo, hi = min(lo, K - T + t), K - T + min(t + S, T)  # its first .. last key
         doc = None if pos.doc is None else pos.doc[..., lo:hi]  # queries: the last
-        m = Positions(pos.q[..., t:t + S], pos.k[..., lo:hi], doc).visible(W)
-        out.append(kernel(q[:, :, t:t + S], k[:, :, lo:hi], v[:, :, lo:hi],
-                          attn_mask=m[:, None] if m.ndim == 3 else m))
+        m = Positions(pos.q[..., t : t + S], pos.k[..., lo:hi], doc).visible(W)
+        out.append(
+            kernel(
+                q[:, :, t : t + S],
+                k[:, :, lo:hi],
+                v[:, :, lo:hi],
+                attn_mask=m[:, None] if m.ndim == 3 else m,
+            )
+        )
     return out[0] if len(out) == 1 else torch.cat(out, 2)
+
 
 def _unpadded(q, k, v, W, kernel, block_size, sinks):
     "No padding: the last T of the K keys are the queries' own."
     if k.shape[2] == (T := q.shape[2]) and (W is None or T <= W) and sinks is None:
         return kernel(q, k, v, is_causal=True)
     return _blocked(q, k, v, None, W, kernel, block_size)
+
 
 def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
     """Each stretch of one document's real tokens attended alone, stretches of one
@@ -226,60 +267,112 @@ def _by_runs(q, k, v, runs, W, kernel, block_size, sinks):
     documents of one length `L` are viewed as `[B T / L, H, L, d]` instead, no copy."""
     (B, H, T, _), dv, L = q.shape, v.shape[-1], runs[0][2] - runs[0][1]
     if len(runs) * L == B * T and all(e - s == L for _, s, e in runs):
-        qs, ks, vs = (t.transpose(1, 2).reshape(-1, L, *t.shape[1::2]).transpose(1, 2)
-                      for t in (q, k, v))
+        qs, ks, vs = (
+            t.transpose(1, 2).reshape(-1, L, *t.shape[1::2]).transpose(1, 2)
+            for t in (q, k, v)
+        )
         o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
         return o.transpose(1, 2).reshape(B, T, H, dv).transpose(1, 2)
-    cuts, alike, out = [[] for _ in range(B)], {}, {}    # (start, end, a run?) per row
+    cuts, alike, out = [[] for _ in range(B)], {}, {}  # (start, end, a run?) per row
     for b, s, e in runs:
         cuts[b] += [(cuts[b][-1][1] if cuts[b] else 0, s, False), (s, e, True)]
         alike.setdefault(e - s, []).append((b, len(cuts[b]) - 1))  # runs by length
-    for row in cuts: row.append((row[-1][1] if row else 0, T, False))
-    pieces = [list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
-              for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))]
-    for at in alike.values():                              # one run alone: a view
-        group = zip(*(pieces[b][i] for b, i in at))        # its q, k, v pieces
+    for row in cuts:
+        row.append((row[-1][1] if row else 0, T, False))
+    pieces = [
+        list(zip(*(t.split([e - s for s, e, _ in row], 1) for t in qkv)))
+        for row, *qkv in zip(cuts, q.unbind(0), k.unbind(0), v.unbind(0))
+    ]
+    for at in alike.values():  # one run alone: a view
+        group = zip(*(pieces[b][i] for b, i in at))  # its q, k, v pieces
         qs, ks, vs = (t[0][None] if len(at) == 1 else torch.stack(t) for t in group)
         o = _unpadded(qs, ks, vs, W, kernel, block_size, sinks)
         out.update(zip(at, o.unbind(0)))
-    return torch.stack([torch.cat([out[b, i] if run else q.new_zeros(H, e - s, dv)
-                                   for i, (s, e, run) in enumerate(row)], 1)
-                        for b, row in enumerate(cuts)])
+    return torch.stack(
+        [
+            torch.cat(
+                [
+                    out[b, i] if run else q.new_zeros(H, e - s, dv)
+                    for i, (s, e, run) in enumerate(row)
+                ],
+                1,
+            )
+            for b, row in enumerate(cuts)
+        ]
+    )
 
 # %% ../nbs/08a_dispatch.ipynb #e6d5de0b
 def _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size):
     "`attend`'s arguments, refused by name where they do not fit together."
     qs, ks, vs = q.shape, k.shape, v.shape
-    if not (len(qs) == len(ks) == len(vs) == 4 and vs[:3] == ks[:3] and qs[2] <= ks[2]
-            and qs[1] % ks[1] == 0 and qs[3] == ks[3]): raise ValueError(
-        f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv "
-        f"dividing H and T <= K, got {shape_of(q)}, {shape_of(k)}, {shape_of(v)}")
+    if not (
+        len(qs) == len(ks) == len(vs) == 4
+        and vs[:3] == ks[:3]
+        and qs[2] <= ks[2]
+        and qs[1] % ks[1] == 0
+        and qs[3] == ks[3]
+    ):
+        raise ValueError(
+            f"q, k, v must be [B, H, T, d], [B, Hkv, K, d], [B, Hkv, K, d_v] with Hkv "
+            f"dividing H and T <= K, got {shape_of(q)}, {shape_of(k)}, {shape_of(v)}"
+        )
     (B, H, T, _), K = qs, ks[2]
-    if pos is not None and mask is not None: raise ValueError(
-        "pos and mask were both given: a ready mask says who sees whom; pass one")
+    if pos is not None and mask is not None:
+        raise ValueError(
+            "pos and mask were both given: a ready mask says who sees whom; pass one"
+        )
     if pos is not None and not isinstance(pos, Positions):
         raise TypeError(f"pos must be a Positions or None, got {type(pos).__name__}")
-    if pos is not None and ((pos.q.shape[-1], pos.k.shape[-1]) != (T, K) or pos.doc
-                            is not None and (pos.doc.shape != pos.k.shape or K != T)):
-        raise ValueError(f"pos must hold [B, T={T}] query and [B, K={K}] key positions "
-                         f"(doc: K == T), got {shape_of(pos.q)}, {shape_of(pos.k)}")
-    if mask is not None and not (isinstance(mask, Tensor) and mask.ndim == 4
-                                 and mask.shape[0] in (1, B) and mask.shape[1] in (1, H)
-                                 and mask.shape[2:] == (T, K)): raise ValueError(
-        f"mask must be a bool or float tensor [B or 1, H or 1, T, K] = [{B}, {H}, {T}, "
-        f"{K}], got {shape_of(mask)}")
+    if pos is not None and (
+        (pos.q.shape[-1], pos.k.shape[-1]) != (T, K)
+        or pos.doc is not None
+        and (pos.doc.shape != pos.k.shape or K != T)
+    ):
+        raise ValueError(
+            f"pos must hold [B, T={T}] query and [B, K={K}] key positions "
+            f"(doc: K == T), got {shape_of(pos.q)}, {shape_of(pos.k)}"
+        )
+    if mask is not None and not (
+        isinstance(mask, Tensor)
+        and mask.ndim == 4
+        and mask.shape[0] in (1, B)
+        and mask.shape[1] in (1, H)
+        and mask.shape[2:] == (T, K)
+    ):
+        raise ValueError(
+            f"mask must be a bool or float tensor [B or 1, H or 1, T, K] = [{B}, {H}, "
+            f"{T}, "
+            f"{K}], got {shape_of(mask)}"
+        )
     if sinks is not None and not (isinstance(sinks, Tensor) and sinks.shape == (H,)):
         raise ValueError(f"sinks must be a tensor [H] = [{H}], got {shape_of(sinks)}")
-    if window is not None: check_int('window', window, 1)
-    if scale is not None: check_positive('scale', scale)
-    if softcap is not None: check_positive('softcap', softcap)
-    if dropout_p: check_dropout(dropout_p, 'dropout_p')
-    if block_size != 1024: check_int('block_size', block_size, 1)
+    if window is not None:
+        check_int("window", window, 1)
+    if scale is not None:
+        check_positive("scale", scale)
+    if softcap is not None:
+        check_positive("softcap", softcap)
+    if dropout_p:
+        check_dropout(dropout_p, "dropout_p")
+    if block_size != 1024:
+        check_int("block_size", block_size, 1)
 
-def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
-           mask:Tensor|None=None, window:int|None=None, scale:float|None=None,
-           dropout_p:float=0.0, softcap:float|None=None, sinks:Tensor|None=None,
-           explicit:bool=False, block_size:int=1024) -> tuple:
+
+def attend(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    pos: Positions | None = None,
+    *,
+    mask: Tensor | None = None,
+    window: int | None = None,
+    scale: float | None = None,
+    dropout_p: float = 0.0,
+    softcap: float | None = None,
+    sinks: Tensor | None = None,
+    explicit: bool = False,
+    block_size: int = 1024,
+) -> tuple:
     """Each query's weighted average of the values it may see, by the cheapest exact
     kernel call.
 
@@ -340,20 +433,28 @@ def attend(q:Tensor, k:Tensor, v:Tensor, pos:Positions|None=None, *,
     """
     _check(q, k, v, pos, mask, window, scale, dropout_p, softcap, sinks, block_size)
     (*_, T, d), K = q.shape, k.shape[2]
-    scale = d ** -0.5 if scale is None else scale
-    if explicit or softcap is not None:                             # 1. written out
-        if mask is None: mask = (pos or Positions.last(T, K, q.device)).visible(window)
+    scale = d**-0.5 if scale is None else scale
+    if explicit or softcap is not None:  # 1. written out
+        if mask is None:
+            mask = (pos or Positions.last(T, K, q.device)).visible(window)
         return _written_out(q, k, v, mask, scale, softcap, sinks, dropout_p)
     if pos is None and mask is None and window is not None and K > T + window - 1:
-        k, v = k[:, :, K - T - window + 1:], v[:, :, K - T - window + 1:]  # unseen
-    if T == 1 and pos is None and mask is None and sinks is None:   # 3. every key
+        k, v = k[:, :, K - T - window + 1 :], v[:, :, K - T - window + 1 :]  # unseen
+    if T == 1 and pos is None and mask is None and sinks is None:  # 3. every key
         return _kernel(q, k, v, dropout_p=dropout_p, scale=scale), None
     kernel = partial(_kernel, dropout_p=dropout_p, scale=scale)
-    if sinks is not None: q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
-    if mask is not None: return kernel(q, k, v, attn_mask=mask), None  # 2. ready mask
-    if pos is None: return _unpadded(q, k, v, window, kernel, block_size, sinks), None
-    runs = (K == T and (pos.doc is not None or (T > block_size and window is None))
-            and not (q.is_meta or torch.compiler.is_compiling()) and _runs(pos))
-    if runs:                                                           # 5. by runs
+    if sinks is not None:
+        q, k, v, kernel = _with_sink(q, k, v, sinks, kernel, scale)
+    if mask is not None:
+        return kernel(q, k, v, attn_mask=mask), None  # 2. ready mask
+    if pos is None:
+        return _unpadded(q, k, v, window, kernel, block_size, sinks), None
+    runs = (
+        K == T
+        and (pos.doc is not None or (T > block_size and window is None))
+        and not (q.is_meta or torch.compiler.is_compiling())
+        and _runs(pos)
+    )
+    if runs:  # 5. by runs
         return _by_runs(q, k, v, runs, window, kernel, block_size, sinks), None
-    return _blocked(q, k, v, pos, window, kernel, block_size), None     # 6. blocked
+    return _blocked(q, k, v, pos, window, kernel, block_size), None  # 6. blocked

@@ -13,94 +13,126 @@ from typing import NamedTuple
 __all__ = ['effective_p', 'dropout_row', 'dropout_masks', 'DropoutCase', 'enumerate_dropout', 'dropout_expectation']
 
 # %% ../nbs/06_dropout.ipynb #efa503cb
-MAX_ENTRIES = 6    # longest row the enumeration accepts (2**6 = 64 masks)
-SUM_TOL = 1e-6     # how far a row's sum may be from 1
+MAX_ENTRIES = 6  # longest row the enumeration accepts (2**6 = 64 masks)
+SUM_TOL = 1e-6  # how far a row's sum may be from 1
 
-def _num(x): return isinstance(x, Real) and not isinstance(x, bool)
 
-def check_weights(weights, # a row of attention weights: 1-D sequence, tensor or array
-                 ) -> list: # the row as a list of Python floats
+def _num(x):
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def check_weights(
+    weights,  # a row of attention weights: 1-D sequence, tensor or array
+) -> list:  # the row as a list of Python floats
     """Refuse anything but a 1-D row of 1..6 numbers, each in [0, 1], summing to 1
     within `SUM_TOL`."""
-    if hasattr(weights, 'tolist') and not isinstance(weights, (list, tuple)):
+    if hasattr(weights, "tolist") and not isinstance(weights, (list, tuple)):
         weights = weights.tolist()
     if isinstance(weights, (str, bytes)) or not isinstance(weights, (list, tuple)):
-        raise TypeError(f"weights must be a 1-D sequence of numbers, "
-                        f"got {type(weights).__name__}: {weights!r}")
+        raise TypeError(
+            f"weights must be a 1-D sequence of numbers, "
+            f"got {type(weights).__name__}: {weights!r}"
+        )
     if not all(_num(a) for a in weights):
-        raise TypeError(f"weights must be a 1-D sequence of numbers, "
-                        f"got {list(weights)!r}")
+        raise TypeError(
+            f"weights must be a 1-D sequence of numbers, got {list(weights)!r}"
+        )
     w = [float(a) for a in weights]
     if not 1 <= len(w) <= MAX_ENTRIES:
         raise ValueError(f"weights must have 1 to {MAX_ENTRIES} entries, got {len(w)}")
     for j, a in enumerate(w):
         if not 0.0 <= a <= 1.0:
-            raise ValueError(f"weights must each lie in [0, 1], "
-                             f"got {a!r} at position {j}")
+            raise ValueError(
+                f"weights must each lie in [0, 1], got {a!r} at position {j}"
+            )
     s = math.fsum(w)
     if abs(s - 1.0) > SUM_TOL:
-        raise ValueError(f"weights must sum to 1 (within {SUM_TOL:g}), "
-                         f"got sum {s!r} for {w}; nothing is renormalised for you")
+        raise ValueError(
+            f"weights must sum to 1 (within {SUM_TOL:g}), "
+            f"got sum {s!r} for {w}; nothing is renormalised for you"
+        )
     return w
 
 # %% ../nbs/06_dropout.ipynb #f29b2632
-def effective_p(p, # configured drop probability, in [0, 1]
-                training:bool=True, # training mode (dropout on) or evaluation (off)
-               ) -> float: # `p` in training, 0.0 in evaluation
+def effective_p(
+    p,  # configured drop probability, in [0, 1]
+    training: bool = True,  # training mode (dropout on) or evaluation (off)
+) -> float:  # `p` in training, 0.0 in evaluation
     """The drop probability in effect: `p` when training (must be < 1), 0 in
     evaluation."""
     if not isinstance(training, bool):
         raise TypeError(f"training must be True or False, got {training!r}")
     # a 0-d tensor or array
-    if hasattr(p, 'item') and getattr(p, 'ndim', None) == 0: p = p.item()
+    if hasattr(p, "item") and getattr(p, "ndim", None) == 0:
+        p = p.item()
     if not _num(p) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a number in [0, 1], got p={p!r}")
-    if not training: return 0.0
+    if not training:
+        return 0.0
     if p == 1:
-        raise ValueError(f"p=1 in training divides by zero (1/(1-p)); "
-                         f"use p in [0, 1), got p={p!r}")
+        raise ValueError(
+            f"p=1 in training divides by zero (1/(1-p)); use p in [0, 1), got p={p!r}"
+        )
     return float(p)
 
 # %% ../nbs/06_dropout.ipynb #682191b9
-def check_keep_mask(keep_mask, # bits, 1 = keep: a string like '101' or a 0/1 sequence
-                    n:int, # length of the row it applies to
-                   ) -> tuple: # the mask as a tuple of ints 0/1
+def check_keep_mask(
+    keep_mask,  # bits, 1 = keep: a string like '101' or a 0/1 sequence
+    n: int,  # length of the row it applies to
+) -> tuple:  # the mask as a tuple of ints 0/1
     "Refuse a keep-mask that is not `n` bits of 0/1."
-    if not isinstance(keep_mask, str) and hasattr(keep_mask, 'tolist'):
+    if not isinstance(keep_mask, str) and hasattr(keep_mask, "tolist"):
         keep_mask = keep_mask.tolist()
     if not isinstance(keep_mask, (str, list, tuple)):
-        raise TypeError(f"keep_mask must be a string of 0/1 or a sequence of 0/1, "
-                        f"got {type(keep_mask).__name__}")
+        raise TypeError(
+            f"keep_mask must be a string of 0/1 or a sequence of 0/1, "
+            f"got {type(keep_mask).__name__}"
+        )
     if len(keep_mask) != n:
-        raise ValueError(f"keep_mask must have {n} bits (one per weight), "
-                         f"got {len(keep_mask)}: {keep_mask!r}")
-    if isinstance(keep_mask, str): ok = lambda b: b in ('0', '1')
-    else: ok = lambda b: (_num(b) or isinstance(b, bool)) and b in (0, 1)
+        raise ValueError(
+            f"keep_mask must have {n} bits (one per weight), "
+            f"got {len(keep_mask)}: {keep_mask!r}"
+        )
+    if isinstance(keep_mask, str):
+
+        def ok(b):
+            return b in ("0", "1")
+    else:
+
+        def ok(b):
+            return (_num(b) or isinstance(b, bool)) and b in (0, 1)
+
     if not all(ok(b) for b in keep_mask):
         raise ValueError(f"keep_mask bits must be 0 or 1, got {keep_mask!r}")
     return tuple(int(b) for b in keep_mask)
 
 # %% ../nbs/06_dropout.ipynb #347135ce
-def dropout_row(weights, # a row of attention weights (see `check_weights`)
-                keep_mask, # bits, 1 = keep (see `check_keep_mask`)
-                p, # configured drop probability
-                training:bool=True, # False: the row comes back unchanged
-               ) -> list: # list of floats m_j * a_j / (1 - p)
+def dropout_row(
+    weights,  # a row of attention weights (see `check_weights`)
+    keep_mask,  # bits, 1 = keep (see `check_keep_mask`)
+    p,  # configured drop probability
+    training: bool = True,  # False: the row comes back unchanged
+) -> list:  # list of floats m_j * a_j / (1 - p)
     """The row after dropout with one given keep-mask: kept weights scaled by 1/(1-p),
     dropped ones 0. Evaluation (`training=False`) ignores `p` and the mask."""
-    w = check_weights(weights); m = check_keep_mask(keep_mask, len(w))
+    w = check_weights(weights)
+    m = check_keep_mask(keep_mask, len(w))
     pe = effective_p(p, training)
-    if not training: return w
+    if not training:
+        return w
     return [mj * a / (1 - pe) for mj, a in zip(m, w)]
 
 # %% ../nbs/06_dropout.ipynb #7a2d796a
-def dropout_masks(n:int, # number of weights in the row, 1..6
-                 ) -> list: # all 2**n keep-masks as tuples of 0/1, '00..0' first
+def dropout_masks(
+    n: int,  # number of weights in the row, 1..6
+) -> list:  # all 2**n keep-masks as tuples of 0/1, '00..0' first
     """Every keep-mask of a row of `n` weights, in binary counting order (position 0 is
     the leftmost bit): '00..0' first, '11..1' last."""
     # int or NumPy int; not bool, float or str
-    try: k = None if isinstance(n, bool) else operator.index(n)
-    except TypeError: k = None
+    try:
+        k = None if isinstance(n, bool) else operator.index(n)
+    except TypeError:
+        k = None
     if k is None or not 1 <= k <= MAX_ENTRIES:
         raise ValueError(f"n must be an int in 1..{MAX_ENTRIES}, got {n!r}")
     return list(product((0, 1), repeat=k))
@@ -109,15 +141,18 @@ def dropout_masks(n:int, # number of weights in the row, 1..6
 class DropoutCase(NamedTuple):
     """One keep-mask of a row, its probability, the row it produces and that row's sum
     (all plain Python)."""
-    mask: tuple   # bits, 1 = keep
-    prob: float   # p**dropped * (1-p)**kept, with the effective p
-    row: list     # m_j * a_j / (1 - p)
+
+    mask: tuple  # bits, 1 = keep
+    prob: float  # p**dropped * (1-p)**kept, with the effective p
+    row: list  # m_j * a_j / (1 - p)
     total: float  # sum of `row`
 
-def enumerate_dropout(weights, # a row of attention weights (see `check_weights`)
-                      p, # configured drop probability
-                      training:bool=True, # training or evaluation (p is 0) mode
-                     ) -> list: # one `DropoutCase` per keep-mask, `dropout_masks` order
+
+def enumerate_dropout(
+    weights,  # a row of attention weights (see `check_weights`)
+    p,  # configured drop probability
+    training: bool = True,  # training or evaluation (p is 0) mode
+) -> list:  # one `DropoutCase` per keep-mask, `dropout_masks` order
     """Every keep-mask of the row with its probability p^dropped (1-p)^kept, its
     scaled row and row sum. In evaluation p is 0: only the keep-all mask has
     probability 1."""
@@ -131,10 +166,11 @@ def enumerate_dropout(weights, # a row of attention weights (see `check_weights`
     return cases
 
 # %% ../nbs/06_dropout.ipynb #0bce0cf8
-def dropout_expectation(weights, # a row of attention weights (see `check_weights`)
-                        p, # configured drop probability
-                        training:bool=True, # training or evaluation mode
-                       ) -> list: # floats: sum over masks of prob * row, per position
+def dropout_expectation(
+    weights,  # a row of attention weights (see `check_weights`)
+    p,  # configured drop probability
+    training: bool = True,  # training or evaluation mode
+) -> list:  # floats: sum over masks of prob * row, per position
     """The exact expectation of the dropped row, by enumerating every keep-mask
     (equals `weights`)."""
     cases = enumerate_dropout(weights, p, training)

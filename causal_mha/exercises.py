@@ -10,14 +10,15 @@ from .ground import check_int, check_bool
 __all__ = ['attention_param_count']
 
 # %% ../nbs/09_exercises.ipynb #024e0015
-def attention_param_count(d_in:int, # input width D_in
-                          d_out:int|None=None, # total output width D_o (default: d_in)
-                          qkv_bias:bool=False, # the Q, K, V projections have biases
-                         ) -> int: # 3·D_in·D_o (+ 3·D_o) + D_o² + D_o
+def attention_param_count(
+    d_in: int,  # input width D_in
+    d_out: int | None = None,  # total output width D_o (default: d_in)
+    qkv_bias: bool = False,  # the Q, K, V projections have biases
+) -> int:  # 3·D_in·D_o (+ 3·D_o) + D_o² + D_o
     """Parameters of one multi-head attention module with an output projection:
     3·D_in·D_o (+ 3·D_o with biases) for Q, K, V plus D_o² + D_o for the output
     projection; `4D² + D` when D_in = D_o = D."""
-    d_in = check_int('d_in', d_in, 1)
-    d_out = d_in if d_out is None else check_int('d_out', d_out, 1)
-    check_bool('qkv_bias', qkv_bias)
+    d_in = check_int("d_in", d_in, 1)
+    d_out = d_in if d_out is None else check_int("d_out", d_out, 1)
+    check_bool("qkv_bias", qkv_bias)
     return 3 * d_in * d_out + (3 * d_out if qkv_bias else 0) + d_out * d_out + d_out

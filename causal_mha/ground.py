@@ -14,19 +14,21 @@ from fastcore.docments import docments
 __all__ = ['check_finite', 'split_heads', 'merge_heads']
 
 # %% ../nbs/00_ground.ipynb #97e52c94
-def shape_of(x) -> str|list:
+def shape_of(x) -> str | list:
     """`x`'s shape as a list when `x` is a tensor, else its type name: for error
     messages."""
     return list(x.shape) if isinstance(x, Tensor) else type(x).__name__
 
-def check_int(name:str, # the argument's name, used in the message
-              value, # the value to check
-              minimum:int=0, # the smallest value allowed
-             ) -> int: # `value` as a Python `int`
+
+def check_int(
+    name: str,  # the argument's name, used in the message
+    value,  # the value to check
+    minimum: int = 0,  # the smallest value allowed
+) -> int:  # `value` as a Python `int`
     """Return `value` as an `int`, or raise a `ValueError` naming `name` unless it is
     an integer >= `minimum`."""
     try:
-        if isinstance(value, bool) or getattr(value, 'dtype', None) == torch.bool:
+        if isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool:
             raise TypeError
         # int, NumPy and 0-d integer tensors; not float, str or None
         v = operator.index(value)
@@ -36,48 +38,61 @@ def check_int(name:str, # the argument's name, used in the message
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     return v
 
-def check_bool(name:str, # the argument's name, used in the message
-               value, # the value to check
-              ) -> bool: # `value` itself
+
+def check_bool(
+    name: str,  # the argument's name, used in the message
+    value,  # the value to check
+) -> bool:  # `value` itself
     """Return `value`, or raise a `TypeError` naming `name` unless it is `True` or
     `False` (not 1, not 'yes')."""
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return value
 
-def check_dropout(p, # a dropout probability
-                  name:str='dropout', # the argument's name, used in the message
-                 ) -> float: # `p` as a Python `float`
+
+def check_dropout(
+    p,  # a dropout probability
+    name: str = "dropout",  # the argument's name, used in the message
+) -> float:  # `p` as a Python `float`
     """Return `p` as a `float`, or raise a `ValueError` unless it is a probability in
     [0, 1)."""
     if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= p < 1:
         raise ValueError(f"{name} must be a probability in [0, 1), got {p!r}")
     return float(p)
 
-def check_heads(d_model, # the width the heads share
-                n_heads, # the number of heads
-                d_name:str='d_model', # the width's name, used in the message
-                h_name:str='n_heads', # the heads' name, used in the message
-               ) -> tuple: # `(d_model, n_heads)` as Python `int`s
+
+def check_heads(
+    d_model,  # the width the heads share
+    n_heads,  # the number of heads
+    d_name: str = "d_model",  # the width's name, used in the message
+    h_name: str = "n_heads",  # the heads' name, used in the message
+) -> tuple:  # `(d_model, n_heads)` as Python `int`s
     """Return both as `int`s >= 1, or raise a `ValueError` naming both unless `n_heads`
     divides `d_model`."""
     d, h = check_int(d_name, d_model, 1), check_int(h_name, n_heads, 1)
     if d % h:
-        raise ValueError(f"{d_name}={d} must be divisible by {h_name}={h} "
-                         f"(each head gets {d_name}/{h_name} features)")
+        raise ValueError(
+            f"{d_name}={d} must be divisible by {h_name}={h} "
+            f"(each head gets {d_name}/{h_name} features)"
+        )
     return d, h
 
-def check_positive(name:str, # the argument's name, used in the message
-                   value, # the value to check
-                   none_ok:bool=False, # also accept None (an option that is off)
-                  ) -> float|None: # `value` as a Python `float` (or None)
+
+def check_positive(
+    name: str,  # the argument's name, used in the message
+    value,  # the value to check
+    none_ok: bool = False,  # also accept None (an option that is off)
+) -> float | None:  # `value` as a Python `float` (or None)
     """Return `value` as a `float`, or raise a `ValueError` naming `name` unless it is a
     finite number > 0."""
-    if value is None and none_ok: return None
+    if value is None and none_ok:
+        return None
     number = isinstance(value, Real) and not isinstance(value, bool)
     if not number or not 0 < value < math.inf:
-        raise ValueError(f"{name} must be a positive number"
-                         f"{' or None' if none_ok else ''}, got {value!r}")
+        raise ValueError(
+            f"{name} must be a positive number"
+            f"{' or None' if none_ok else ''}, got {value!r}"
+        )
     return float(value)
 
 # %% ../nbs/00_ground.ipynb #02302207
@@ -94,21 +109,28 @@ def _def_head(fn) -> tuple:
     """
     code = inspect.unwrap(fn).__code__
     lines = linecache.getlines(code.co_filename)
-    if not lines: raise OSError(f"no source for {fn.__qualname__}")
+    if not lines:
+        raise OSError(f"no source for {fn.__qualname__}")
     i = code.co_firstlineno - 1
-    while i < len(lines) and not re.match(r'\s*(async\s+)?def\s', lines[i]):
-        i += 1                                                  # past the decorators
-    comments, depth, end = {}, 0, None   # end: the colon that closes the signature
-    for t in tokenize.generate_tokens(io.StringIO(''.join(lines[i:])).readline):
-        if end and t.start[0] > end[0]: break       # a comment after the colon counts
+    while i < len(lines) and not re.match(r"\s*(async\s+)?def\s", lines[i]):
+        i += 1  # past the decorators
+    comments, depth, end = {}, 0, None  # end: the colon that closes the signature
+    for t in tokenize.generate_tokens(io.StringIO("".join(lines[i:])).readline):
+        if end and t.start[0] > end[0]:
+            break  # a comment after the colon counts
         op = t.string if t.type == tokenize.OP else None
-        if t.type == tokenize.COMMENT: comments[t.start[0]] = t.string[1:].strip()
-        elif op and op in '([{': depth += 1
-        elif op and op in ')]}': depth -= 1
-        elif op == ':' and depth == 0 and not end: end = t.start
-    (row, col), head = end, lines[i:i + end[0]]
-    src = textwrap.dedent(''.join(head[:-1]) + head[-1][:col + 1] + ' pass\n')
+        if t.type == tokenize.COMMENT:
+            comments[t.start[0]] = t.string[1:].strip()
+        elif op and op in "([{":
+            depth += 1
+        elif op and op in ")]}":
+            depth -= 1
+        elif op == ":" and depth == 0 and not end:
+            end = t.start
+    (row, col), head = end, lines[i : i + end[0]]
+    src = textwrap.dedent("".join(head[:-1]) + head[-1][: col + 1] + " pass\n")
     return ast.parse(src).body[0], src, comments
+
 
 def _param_comments(fn) -> dict:
     """{parameter: comment} of a function, as fastcore's `docments` reads them: the
@@ -122,47 +144,71 @@ def _param_comments(fn) -> dict:
     a = node.args
     params = a.args + ([a.vararg] if a.vararg else []) + a.kwonlyargs
     at = {p.lineno: p.arg for p in params}
-    if node.returns: at[node.returns.lineno] = 'return'   # its line's comment
+    if node.returns:
+        at[node.returns.lineno] = "return"  # its line's comment
+
     def comment(line):
-        if line in comments: return comments[line]
+        if line in comments:
+            return comments[line]
         above = []
         while line - 1 in comments and line - 1 not in at:
-            line -= 1; above.append(comments[line])
-        return '\n'.join(reversed(above)) or None
+            line -= 1
+            above.append(comments[line])
+        return "\n".join(reversed(above)) or None
+
     return {name: comment(line) for line, name in at.items()}
+
 
 def document(obj, fn=None):
     """Write an `Args:` section from the comments on the parameters of `fn` (default
     `obj`) into `obj`'s docstring, once."""
     fn = fn or obj
-    doc = inspect.cleandoc(obj.__doc__ or '')
-    if re.search(r'^Args:\s*$', doc, re.M): return obj  # written already (or by hand)
+    doc = inspect.cleandoc(obj.__doc__ or "")
+    if re.search(r"^Args:\s*$", doc, re.M):
+        return obj  # written already (or by hand)
     plain = inspect.isfunction(inspect.unwrap(fn))
-    try: docs = _param_comments(fn) if plain else docments(fn)
+    try:
+        docs = _param_comments(fn) if plain else docments(fn)
     # no source to read the comments from: the docstring stays as written
-    except (OSError, TypeError): return obj
+    except (OSError, TypeError):
+        return obj
     sig = inspect.signature(fn).parameters
+
     def default(n):
         d = sig[n].default
         return "" if d is inspect.Parameter.empty else f" (default {d!r})"
-    rows = [f"    {n}: {d}{default(n)}"
-            for n, d in docs.items() if n in sig and n != 'self' and d]
-    if not rows: return obj
-    heads = ('\nAttributes:', '\nReturns:', '\nRaises:')
+
+    rows = [
+        f"    {n}: {d}{default(n)}"
+        for n, d in docs.items()
+        if n in sig and n != "self" and d
+    ]
+    if not rows:
+        return obj
+    heads = ("\nAttributes:", "\nReturns:", "\nRaises:")
     at = min([doc.find(h) for h in heads if h in doc] or [len(doc)])
     obj.__doc__ = doc[:at].rstrip() + "\n\nArgs:\n" + "\n".join(rows) + "\n" + doc[at:]
     return obj
 
 # %% ../nbs/00_ground.ipynb #64ae6831
-_SECTIONS = {'Args': 'Arguments', 'Arguments': 'Arguments', 'Parameters': 'Arguments',
-             'Returns': 'Returns', 'Yields': 'Yields', 'Attributes': 'Attributes',
-             'Raises': 'Raises', 'Warns': 'Warns'}
+_SECTIONS = {
+    "Args": "Arguments",
+    "Arguments": "Arguments",
+    "Parameters": "Arguments",
+    "Returns": "Returns",
+    "Yields": "Yields",
+    "Attributes": "Attributes",
+    "Raises": "Raises",
+    "Warns": "Warns",
+}
 _SECTION_RE = re.compile(rf"^({'|'.join(_SECTIONS)}):\s*$")
 # name: or name (type):
-_ITEM_RE = re.compile(r'^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\([^()]*\))?:\s+(.*)$')
+_ITEM_RE = re.compile(r"^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\([^()]*\))?:\s+(.*)$")
 
-def docstring_sections(doc:str, # a docstring, indented or not
-                      ) -> tuple: # `(text, sections)`
+
+def docstring_sections(
+    doc: str,  # a docstring, indented or not
+) -> tuple:  # `(text, sections)`
     """Split the Google-style sections (`Args:`, `Returns:`, `Raises:`, ...) off a
     docstring. Returns `(text, sections)`: the rest of the docstring, and
     {title: [(name, text), ...]}."""
@@ -171,60 +217,82 @@ def docstring_sections(doc:str, # a docstring, indented or not
     lines, body, sections, i = inspect.cleandoc(doc).splitlines(), [], {}, 0
     while i < len(lines):
         m = _SECTION_RE.match(lines[i])
-        if not m: body.append(lines[i]); i += 1; continue
+        if not m:
+            body.append(lines[i])
+            i += 1
+            continue
         items, i = sections.setdefault(_SECTIONS[m[1]], []), i + 1
         # the section's indented lines
         while i < len(lines) and (not lines[i].strip() or lines[i][:1].isspace()):
             ln, indent = lines[i].strip(), len(lines[i]) - len(lines[i].lstrip())
             it = _ITEM_RE.match(ln)
-            if not ln: pass
+            if not ln:
+                pass
             elif items and (indent > items[-1][2] or not it):
-                items[-1][1] += ' ' + ln                                    # continued
-            elif it: items.append([it[1], it[2], indent])
-            else: items.append([None, ln, indent])                          # free text
+                items[-1][1] += " " + ln  # continued
+            elif it:
+                items.append([it[1], it[2], indent])
+            else:
+                items.append([None, ln, indent])  # free text
             i += 1
     sections = {k: [(n, t) for n, t, _ in v] for k, v in sections.items()}
-    return '\n'.join(body).strip(), sections
+    return "\n".join(body).strip(), sections
+
 
 def _md(s):
     """Text for a list item, `**` and tags escaped outside code spans (`p**k`, `<x>`
     print as written)."""
-    def escape(p): return re.sub(r'<(?=[A-Za-z/])', r'\<', p.replace('**', r'\*\*'))
-    parts = re.split(r'(`[^`]*`)', s)
-    return ''.join(p if p.startswith('`') else escape(p) for p in parts)
+
+    def escape(p):
+        return re.sub(r"<(?=[A-Za-z/])", r"\<", p.replace("**", r"\*\*"))
+
+    parts = re.split(r"(`[^`]*`)", s)
+    return "".join(p if p.startswith("`") else escape(p) for p in parts)
+
 
 def _anno(a):
     """An annotation as written (`Tensor|None`, not `ForwardRef('Tensor|None')`), or
     None."""
-    if a is inspect.Parameter.empty: return None
-    if isinstance(a, typing.ForwardRef): a = a.__forward_arg__
+    if a is inspect.Parameter.empty:
+        return None
+    if isinstance(a, typing.ForwardRef):
+        a = a.__forward_arg__
     return a if isinstance(a, str) else inspect.formatannotation(a)
+
 
 def _written_defaults(fn) -> dict:
     """{parameter: its default as the source writes it} (`IMPLS`, not the tuple that
     name holds); {} when `fn` has no source to read."""
-    try: node, src, _ = _def_head(fn)
-    except (OSError, TypeError, AttributeError, SyntaxError): return {}
+    try:
+        node, src, _ = _def_head(fn)
+    except (OSError, TypeError, AttributeError, SyntaxError):
+        return {}
     a = node.args
     pos = a.posonlyargs + a.args
-    pairs = [*zip(pos[len(pos) - len(a.defaults):], a.defaults),
-             *zip(a.kwonlyargs, a.kw_defaults)]
+    pairs = [
+        *zip(pos[len(pos) - len(a.defaults) :], a.defaults),
+        *zip(a.kwonlyargs, a.kw_defaults),
+    ]
     written = {p.arg: ast.get_source_segment(src, d) for p, d in pairs if d is not None}
-    return {n: s for n, s in written.items() if s and '\n' not in s}
+    return {n: s for n, s in written.items() if s and "\n" not in s}
+
 
 def _param(p, room=None, written=None):
     """One parameter as a signature shows it: `*name: anno = default`. A default that
     makes it longer than `room` characters shows as the source writes it (`written`:
     {name: text}), or else as `...`."""
-    s = {p.VAR_POSITIONAL: '*', p.VAR_KEYWORD: '**'}.get(p.kind, '') + p.name
+    s = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
     a = _anno(p.annotation)
     if a:
-        s += f': {a}'
-    if p.default is p.empty: return s
-    eq = ' = ' if a else '='
-    for d in (repr(p.default), (written or {}).get(p.name), '...'):
-        if d and (room is None or len(s + eq + d) <= room): break
+        s += f": {a}"
+    if p.default is p.empty:
+        return s
+    eq = " = " if a else "="
+    for d in (repr(p.default), (written or {}).get(p.name), "..."):
+        if d and (room is None or len(s + eq + d) <= room):
+            break
     return s + eq + d
+
 
 def _signature(kw, name, sig, fn=None, width=88):
     """`def name(a, b) -> R` (`class name(a, b)`) on one line when it fits in `width`
@@ -237,49 +305,66 @@ def _signature(kw, name, sig, fn=None, width=88):
     bare = not any(p.kind is p.VAR_POSITIONAL for p in ps)
     for k, p in enumerate(ps):
         if p.kind is p.KEYWORD_ONLY and bare:
-            params.append('*')
+            params.append("*")
             bare = False
         params.append(_param(p, room, written))
         last = k + 1 == len(ps) or ps[k + 1].kind is not p.POSITIONAL_ONLY
         if p.kind is p.POSITIONAL_ONLY and last:
-            params.append('/')
-    ret = _anno(sig.return_annotation) if kw != 'class' else None
-    tail = ')' + (f' -> {ret}' if ret else '')
-    if len(line := f"{kw} {name}({', '.join(params)}{tail}") <= width: return line
-    return f'{kw} {name}(\n' + ''.join(f'    {p},\n' for p in params) + tail
+            params.append("/")
+    ret = _anno(sig.return_annotation) if kw != "class" else None
+    tail = ")" + (f" -> {ret}" if ret else "")
+    if len(line := f"{kw} {name}({', '.join(params)}{tail}") <= width:
+        return line
+    return f"{kw} {name}(\n" + "".join(f"    {p},\n" for p in params) + tail
 
-def _source_link(sym) -> str|None:
+
+def _source_link(sym) -> str | None:
     "`sym`'s line on GitHub: nbdev's link, the line from `inspect` if nbdev has none."
     from nbdev.doclinks import NbdevLookup
+
     name = f"{getattr(sym, '__module__', '')}.{getattr(sym, '__qualname__', '')}"
     link = NbdevLookup().code(name)
-    if not link or not link.endswith('#LNone'): return link
-    try: line = inspect.getsourcelines(inspect.unwrap(sym))[1]
-    except (OSError, TypeError): return None
-    return link.removesuffix('None') + str(line)
+    if not link or not link.endswith("#LNone"):
+        return link
+    try:
+        line = inspect.getsourcelines(inspect.unwrap(sym))[1]
+    except (OSError, TypeError):
+        return None
+    return link.removesuffix("None") + str(line)
+
 
 class SiteDoc:
     """One API entry of the site (nbdev's `renderer`): signature, docstring, then its
     lists."""
-    def __init__(self, sym, # the function, class, method or property to document
-                 name:str|None=None, # the heading; default the qualified name
-                 title_level:int=3, # the heading's level
-                ):
-        if not hasattr(sym, '__signature__'): sym = getattr(sym, '__wrapped__', sym)
-        self.sym = getattr(sym, 'fget', None) or sym          # a property: its getter
-        self.nm = name or getattr(self.sym, '__qualname__', None) or repr(self.sym)
-        self.title_level = check_int('title_level', title_level, 1)
+
+    def __init__(
+        self,
+        sym,  # the function, class, method or property to document
+        name: str | None = None,  # the heading; default the qualified name
+        title_level: int = 3,  # the heading's level
+    ):
+        if not hasattr(sym, "__signature__"):
+            sym = getattr(sym, "__wrapped__", sym)
+        self.sym = getattr(sym, "fget", None) or sym  # a property: its getter
+        self.nm = name or getattr(self.sym, "__qualname__", None) or repr(self.sym)
+        self.title_level = check_int("title_level", title_level, 1)
 
     def _comments(self):
         "The comment on each parameter (and on `return`), read from the source."
-        try: dm = {k: (v or {}).get('docment')
-                   for k, v in docments(self.sym, full=True).items()}
-        except Exception: dm = {}
+        try:
+            dm = {
+                k: (v or {}).get("docment")
+                for k, v in docments(self.sym, full=True).items()
+            }
+        except Exception:
+            dm = {}
         # a NamedTuple's fields
-        if inspect.isclass(self.sym) and hasattr(self.sym, '_fields'):
-            try: src = inspect.getsource(self.sym)
-            except (OSError, TypeError): src = ''
-            fields = re.finditer(r'^\s+(\w+)\s*:[^#\n]*#(.*)$', src, re.M)
+        if inspect.isclass(self.sym) and hasattr(self.sym, "_fields"):
+            try:
+                src = inspect.getsource(self.sym)
+            except (OSError, TypeError):
+                src = ""
+            fields = re.finditer(r"^\s+(\w+)\s*:[^#\n]*#(.*)$", src, re.M)
             dm |= {m[1]: m[2].strip() for m in fields}
         return dm
 
@@ -288,115 +373,145 @@ class SiteDoc:
         text)."""
         out = []
         for n, p in sig.parameters.items():
-            text = dm.get(n) or listed.get(n) or ''
-            meta = [f'`{a}`' for a in [_anno(p.annotation)] if a]
+            text = dm.get(n) or listed.get(n) or ""
+            meta = [f"`{a}`" for a in [_anno(p.annotation)] if a]
             listed.pop(n, None)
             if p.default is not p.empty:
                 short = len(repr(p.default)) < 60
-                meta.append(f'default `{p.default!r}`' if short else 'optional')
-            star = {p.VAR_POSITIONAL: '*', p.VAR_KEYWORD: '**'}.get(p.kind, '')
-            out.append(f"- **`{star}{n}`**" + (f" ({', '.join(meta)})" if meta else '')
-                       + (f': {_md(text)}' if text else ''))
+                meta.append(f"default `{p.default!r}`" if short else "optional")
+            star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+            out.append(
+                f"- **`{star}{n}`**"
+                + (f" ({', '.join(meta)})" if meta else "")
+                + (f": {_md(text)}" if text else "")
+            )
         # and those not in the signature
-        return out + [f'- **`{n}`**: {_md(t)}' for n, t in listed.items()]
+        return out + [f"- **`{n}`**: {_md(t)}" for n, t in listed.items()]
 
     def _sig(self):
         "The signature the entry lists (a method's without `self`), or None."
-        try: sig = inspect.signature(self.sym)
-        except (TypeError, ValueError): return None
+        try:
+            sig = inspect.signature(self.sym)
+        except (TypeError, ValueError):
+            return None
         ps = list(sig.parameters.values())
-        method = not inspect.isclass(self.sym) and '.' in self.sym.__qualname__
-        if method and ps and ps[0].name in ('self', 'cls'):
+        method = not inspect.isclass(self.sym) and "." in self.sym.__qualname__
+        if method and ps and ps[0].name in ("self", "cls"):
             return sig.replace(parameters=ps[1:])
         return sig
 
-    def signature_text(self) -> str|None: # None: no signature to show
+    def signature_text(self) -> str | None:  # None: no signature to show
         """The entry's signature as its code box shows it: on one line when that fits in
         88 characters, else one parameter a line."""
         sym, sig = self.sym, self._sig()
-        if sig is None: return None
-        kw = ('class' if inspect.isclass(sym) else
-              'async def' if inspect.iscoroutinefunction(sym) else 'def')
-        fn = sym.__init__ if inspect.isclass(sym) else sym     # the defaults' source
-        return _signature(kw, getattr(sym, '__name__', self.nm), sig, fn)
+        if sig is None:
+            return None
+        kw = (
+            "class"
+            if inspect.isclass(sym)
+            else "async def"
+            if inspect.iscoroutinefunction(sym)
+            else "def"
+        )
+        fn = sym.__init__ if inspect.isclass(sym) else sym  # the defaults' source
+        return _signature(kw, getattr(sym, "__name__", self.nm), sig, fn)
 
     def _repr_markdown_(self):
-        sym, doc = self.sym, '---\n\n'
+        sym, doc = self.sym, "---\n\n"
         src = _source_link(sym)
         if src:
-            doc += (f'[source]({src})'
-                    '{target="_blank" style="float:right; font-size:smaller"}\n\n')
+            doc += (
+                f"[source]({src})"
+                '{target="_blank" style="float:right; font-size:smaller"}\n\n'
+            )
         # the span marks an entry
         mark = '<span class="doc-entry"></span>'
         doc += f"{'#' * self.title_level} {self.nm} {mark}\n\n"
         sig, code = self._sig(), self.signature_text()
         if code is not None:
             doc += f"```python\n{code}\n```\n\n"
-        text, sections = docstring_sections(sym.__doc__ or '')
+        text, sections = docstring_sections(sym.__doc__ or "")
         if text:
-            first, _, rest = text.partition('\n\n')
-            doc += f"*{first.strip()}*\n\n" + (rest + '\n\n' if rest else '')
-        listed = {n: t for n, t in sections.pop('Arguments', []) if n}
+            first, _, rest = text.partition("\n\n")
+            doc += f"*{first.strip()}*\n\n" + (rest + "\n\n" if rest else "")
+        listed = {n: t for n, t in sections.pop("Arguments", []) if n}
         dm = self._comments()
         if sig is not None:
-            sections['Arguments'] = self._arguments(sig, listed, dm)
+            sections["Arguments"] = self._arguments(sig, listed, dm)
         else:
-            sections['Arguments'] = [f'- **`{n}`**: {_md(t)}'
-                                     for n, t in listed.items()]
-        if dm.get('return') and 'Returns' not in sections:
+            sections["Arguments"] = [
+                f"- **`{n}`**: {_md(t)}" for n, t in listed.items()
+            ]
+        if dm.get("return") and "Returns" not in sections:
             ret = _anno(sig.return_annotation) if sig else None
-            sections['Returns'] = [(ret, dm['return'])]
-        titles = ('Arguments', 'Returns', 'Yields', 'Attributes', 'Raises', 'Warns')
+            sections["Returns"] = [(ret, dm["return"])]
+        titles = ("Arguments", "Returns", "Yields", "Attributes", "Raises", "Warns")
         for title in titles:
             # Returns and Yields: a type, in plain code
-            items, plain = sections.get(title) or [], title in ('Returns', 'Yields')
-            def item(n, t):
-                name = (f'`{n}`: ' if plain else f'**`{n}`**: ') if n else ''
-                return f"- {name}{_md(t)}"
-            rows = items if title == 'Arguments' else [item(n, t) for n, t in items]
-            if rows: doc += f'**{title}**\n\n' + '\n'.join(rows) + '\n\n'
-        return doc.rstrip() + '\n'
+            items, plain = sections.get(title) or [], title in ("Returns", "Yields")
 
-    def __repr__(self): return f'SiteDoc({self.nm})'
+            def item(n, t):
+                name = (f"`{n}`: " if plain else f"**`{n}`**: ") if n else ""
+                return f"- {name}{_md(t)}"
+
+            rows = items if title == "Arguments" else [item(n, t) for n, t in items]
+            if rows:
+                doc += f"**{title}**\n\n" + "\n".join(rows) + "\n\n"
+        return doc.rstrip() + "\n"
+
+    def __repr__(self):
+        return f"SiteDoc({self.nm})"
 
 # %% ../nbs/00_ground.ipynb #0b352cfc
-def check_finite(x:Tensor, # [..., T, D] input of an attention function or module
-                 name:str='x', # the argument's name, used in the message
-                ) -> Tensor: # `x` itself, when every entry is finite
+def check_finite(
+    x: Tensor,  # [..., T, D] input of an attention function or module
+    name: str = "x",  # the argument's name, used in the message
+) -> Tensor:  # `x` itself, when every entry is finite
     "Raise a `ValueError` naming the positions (dim -2) where `x` holds NaN or inf."
     # no data to scan (meta; compiling: a data-dependent branch breaks the graph)
-    if x.is_meta or torch.compiler.is_compiling(): return x
-    if not x.is_floating_point() or x.numel() == 0: return x   # integers: finite
+    if x.is_meta or torch.compiler.is_compiling():
+        return x
+    if not x.is_floating_point() or x.numel() == 0:
+        return x  # integers: finite
     # NaN and ±inf reach the min or the max: one fused pass, no [x.shape] bool temporary
     lo, hi = torch.aminmax(x)
     if not (torch.isfinite(lo) & torch.isfinite(hi)):
         # [..., T, D] -> [T]: any batch, any feature
         bad = ~torch.isfinite(x)
-        if x.ndim >= 3: bad = bad.flatten(0, -3).any(0).any(-1)
-        elif x.ndim == 2: bad = bad.any(-1)
-        raise ValueError(f"{name} holds NaN or inf at positions "
-                         f"{bad.nonzero().flatten().tolist()} (dim -2 of shape "
-                         f"{list(x.shape)}); a masked future position still enters "
-                         f"weights @ V as 0 * NaN = NaN, "
-                         f"so attention would spread it to earlier outputs")
+        if x.ndim >= 3:
+            bad = bad.flatten(0, -3).any(0).any(-1)
+        elif x.ndim == 2:
+            bad = bad.any(-1)
+        raise ValueError(
+            f"{name} holds NaN or inf at positions "
+            f"{bad.nonzero().flatten().tolist()} (dim -2 of shape "
+            f"{list(x.shape)}); a masked future position still enters "
+            f"weights @ V as 0 * NaN = NaN, "
+            f"so attention would spread it to earlier outputs"
+        )
     return x
 
 # %% ../nbs/00_ground.ipynb #c008d482
-def check_attention_mask(m, # the attention_mask: bool or 0/1 integers [B, T]
-                         x:Tensor, # [B, T, ...] the input it belongs to
-                         allow_empty:bool=False, # rows with no real token are fine
-                        ) -> Tensor: # bool [B, T]
+def check_attention_mask(
+    m,  # the attention_mask: bool or 0/1 integers [B, T]
+    x: Tensor,  # [B, T, ...] the input it belongs to
+    allow_empty: bool = False,  # rows with no real token are fine
+) -> Tensor:  # bool [B, T]
     """`attention_mask` checked against `x` [B, T, ...] and returned as bool [B, T]
     (True = real token). `m` holds True (or 1) at a real token; with `allow_empty`, a
     row may hold none (a chunk after cached positions)."""
     B, T = x.shape[:2]
     if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
-        raise TypeError(f"attention_mask must be a bool or integer tensor [B, T] "
-                        f"(True/1 = real token), got "
-                        f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}")
+        raise TypeError(
+            f"attention_mask must be a bool or integer tensor [B, T] "
+            f"(True/1 = real token), got "
+            f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}"
+        )
     if tuple(m.shape) != (B, T):
-        raise ValueError(f"attention_mask must have shape [B, T] = {[B, T]} "
-                         f"(one entry per new position of x), got {list(m.shape)}")
+        raise ValueError(
+            f"attention_mask must have shape [B, T] = {[B, T]} "
+            f"(one entry per new position of x), got {list(m.shape)}"
+        )
     if m.device != x.device:
         raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
     # value checks read data: not while compiling
@@ -404,95 +519,134 @@ def check_attention_mask(m, # the attention_mask: bool or 0/1 integers [B, T]
     if m.dtype != torch.bool:
         if checking and not ((m == 0) | (m == 1)).all():
             others = sorted(set(m.unique().tolist()) - {0, 1})
-            raise ValueError(f"attention_mask must hold only 0 and 1 (or True/False), "
-                             f"got values {others[:5]}")
+            raise ValueError(
+                f"attention_mask must hold only 0 and 1 (or True/False), "
+                f"got values {others[:5]}"
+            )
         m = m.bool()
     if checking and not allow_empty and not m.any(1).all():
         empty = (~m.any(1)).nonzero().flatten().tolist()
-        raise ValueError(f"attention_mask rows {empty} hold no real token: "
-                         f"every sequence needs at least one")
+        raise ValueError(
+            f"attention_mask rows {empty} hold no real token: "
+            f"every sequence needs at least one"
+        )
     return m
 
-def check_position_ids(p, # position_ids: integers [B, T]
-                       x:Tensor, # [B, T, ...] the input they belong to
-                       valid:Tensor|None=None, # [B, T] bool, True = real token
-                      ) -> Tensor: # int64 [B, T], -1 at pads
+
+def check_position_ids(
+    p,  # position_ids: integers [B, T]
+    x: Tensor,  # [B, T, ...] the input they belong to
+    valid: Tensor | None = None,  # [B, T] bool, True = real token
+) -> Tensor:  # int64 [B, T], -1 at pads
     """`position_ids` checked against `x` [B, T, ...]: integers [B, T] (each token's
     position in its document), >= 0 at real tokens (`valid`; pads are not read);
     returned as int64 with -1 at pads."""
-    if (not isinstance(p, Tensor) or p.dtype.is_floating_point or p.is_complex()
-            or p.dtype == torch.bool):
+    if (
+        not isinstance(p, Tensor)
+        or p.dtype.is_floating_point
+        or p.is_complex()
+        or p.dtype == torch.bool
+    ):
         what = p.dtype if isinstance(p, Tensor) else type(p).__name__
-        raise TypeError(f"position_ids must be an integer tensor [B, T] (each token's "
-                        f"position in its document), got {what}")
+        raise TypeError(
+            f"position_ids must be an integer tensor [B, T] (each token's "
+            f"position in its document), got {what}"
+        )
     if tuple(p.shape) != tuple(x.shape[:2]) or p.device != x.device:
-        raise ValueError(f"position_ids must have shape [B, T] = {list(x.shape[:2])} "
-                         f"on {x.device}, got {list(p.shape)} on {p.device}")
+        raise ValueError(
+            f"position_ids must have shape [B, T] = {list(x.shape[:2])} "
+            f"on {x.device}, got {list(p.shape)} on {p.device}"
+        )
     p = p.long() if valid is None else p.long().masked_fill(~valid, -1)
     bad = p < 0 if valid is None else (p < 0) & valid
     if not (p.is_meta or torch.compiler.is_compiling()) and bad.any():
-        raise ValueError(f"position_ids must be >= 0 at real tokens, "
-                         f"got {p[bad][:5].tolist()}")
+        raise ValueError(
+            f"position_ids must be >= 0 at real tokens, got {p[bad][:5].tolist()}"
+        )
     return p
 
-def check_layer_input(x, # the new positions: a tensor [B, T >= 1, d_model]
-                      d_model:int, # the layer's width
-                      weight:Tensor, # one of its weights: their device and dtype
-                      cache, # the cache given, or None
-                      cache_type:type, # the cache class the layer fills
-                      context_length:int|None, # most positions a sequence holds
-                      attention_mask=None, # [B, T] bool or 0/1, True/1 = real
-                      position_ids=None, # [B, T] packed rows' positions
-                     ) -> tuple: # (valid [B, T] bool or None, positions or None)
+
+def check_layer_input(
+    x,  # the new positions: a tensor [B, T >= 1, d_model]
+    d_model: int,  # the layer's width
+    weight: Tensor,  # one of its weights: their device and dtype
+    cache,  # the cache given, or None
+    cache_type: type,  # the cache class the layer fills
+    context_length: int | None,  # most positions a sequence holds
+    attention_mask=None,  # [B, T] bool or 0/1, True/1 = real
+    position_ids=None,  # [B, T] packed rows' positions
+) -> tuple:  # (valid [B, T] bool or None, positions or None)
     """An attention layer's input, refused by name where it does not fit: `x` on the
     weights' device and of their dtype (outside autocast), a `cache` of `cache_type`
     with room for `x`'s positions, the mask and positions checked as above, and not
     packed rows with a cache (a cache continues one sequence per row)."""
-    if not (isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == d_model
-            and x.shape[1]): raise ValueError(
-        f"x must be a tensor [B, T >= 1, d_model={d_model}], got {shape_of(x)}")
-    if x.device != weight.device: raise ValueError(
-        f"x is on {x.device} but the module's weights are on {weight.device}")
-    if x.dtype != weight.dtype and (x.is_meta or not torch.is_autocast_enabled(
-            x.device.type)): raise TypeError(
-        f"x has dtype {x.dtype} but the module's weights have dtype {weight.dtype}; "
-        f"convert one of them, e.g. x.to({weight.dtype})")
-    if cache is not None and not isinstance(cache, cache_type): raise TypeError(
-        f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}")
+    if not (
+        isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == d_model and x.shape[1]
+    ):
+        raise ValueError(
+            f"x must be a tensor [B, T >= 1, d_model={d_model}], got {shape_of(x)}"
+        )
+    if x.device != weight.device:
+        raise ValueError(
+            f"x is on {x.device} but the module's weights are on {weight.device}"
+        )
+    if x.dtype != weight.dtype and (
+        x.is_meta or not torch.is_autocast_enabled(x.device.type)
+    ):
+        raise TypeError(
+            f"x has dtype {x.dtype} but the module's weights have dtype "
+            f"{weight.dtype}; "
+            f"convert one of them, e.g. x.to({weight.dtype})"
+        )
+    if cache is not None and not isinstance(cache, cache_type):
+        raise TypeError(
+            f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}"
+        )
     P, T = 0 if cache is None else cache.n_seen, x.shape[1]
-    if context_length is not None and P + T > context_length: raise ValueError(
-        f"{T} new positions after {P} cached exceed context_length={context_length}; "
-        f"raise context_length, or call cache.reset() to start a new sequence")
-    valid = None if attention_mask is None else check_attention_mask(
-        attention_mask, x, allow_empty=cache is not None)
-    if position_ids is None: return valid, None
-    if cache is not None: raise ValueError(
-        "position_ids (packed documents) came with a cache: a cache continues one "
-        "sequence per row; pass one or the other")
+    if context_length is not None and P + T > context_length:
+        raise ValueError(
+            f"{T} new positions after {P} cached exceed "
+            f"context_length={context_length}; "
+            f"raise context_length, or call cache.reset() to start a new sequence"
+        )
+    valid = (
+        None
+        if attention_mask is None
+        else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
+    )
+    if position_ids is None:
+        return valid, None
+    if cache is not None:
+        raise ValueError(
+            "position_ids (packed documents) came with a cache: a cache continues one "
+            "sequence per row; pass one or the other"
+        )
     return valid, check_position_ids(position_ids, x, valid)
 
-
 # %% ../nbs/00_ground.ipynb #571079c3
-def split_heads(x:Tensor, # [B, T, D] projected queries, keys or values
-                n_heads:int, # H, number of heads; D must be divisible by H
-               ) -> Tensor: # [B, H, T, d] with d = D // H, a view of `x`
+def split_heads(
+    x: Tensor,  # [B, T, D] projected queries, keys or values
+    n_heads: int,  # H, number of heads; D must be divisible by H
+) -> Tensor:  # [B, H, T, d] with d = D // H, a view of `x`
     "Split the last axis into `n_heads` heads and move the head axis before time."
     if not isinstance(x, Tensor):
         raise TypeError(f"x must be a tensor [B, T, D], got {type(x).__name__}")
     if x.ndim != 3:
         raise ValueError(f"x must have shape [B, T, D] (3 dims), got {list(x.shape)}")
     B, T, D = x.shape
-    D, n_heads = check_heads(D, n_heads, 'x.shape[-1]')
+    D, n_heads = check_heads(D, n_heads, "x.shape[-1]")
     return x.view(B, T, n_heads, D // n_heads).transpose(1, 2)  # [B,T,H,d] -> [B,H,T,d]
 
 # %% ../nbs/00_ground.ipynb #dbc0666d
-def merge_heads(x:Tensor, # [B, H, T, d] per-head context vectors
-               ) -> Tensor: # [B, T, H*d]
+def merge_heads(
+    x: Tensor,  # [B, H, T, d] per-head context vectors
+) -> Tensor:  # [B, T, H*d]
     """Inverse of `split_heads`: move time back before heads, then merge the last two
     axes."""
     if not isinstance(x, Tensor):
         raise TypeError(f"x must be a tensor [B, H, T, d], got {type(x).__name__}")
     if x.ndim != 4:
-        raise ValueError(f"x must have shape [B, H, T, d] (4 dims), "
-                         f"got {list(x.shape)}")
+        raise ValueError(
+            f"x must have shape [B, H, T, d] (4 dims), got {list(x.shape)}"
+        )
     return x.transpose(1, 2).flatten(2)  # [B,H,T,d] -> [B,T,H,d] -> [B,T,H*d]

@@ -10,122 +10,179 @@ from .latent import LatentAttention
 from .rope import Rotary
 from .ground import document
 from .convert import from_gpt2, from_llama
-from .hf_layers import (
-    ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention, register_attention)
+from .hf_layers import ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention
+from .hf_layers import register_attention
 
 # %% auto #0
 __all__ = ['swap_attention', 'restore_attention']
 
 # %% ../nbs/16_hf.ipynb #73ab4c84
-_FAMILIES = {'gpt2': 'GPT2Attention', 'llama': 'LlamaAttention',
-             'mistral': 'MistralAttention', 'qwen2': 'Qwen2Attention',
-             'qwen3': 'Qwen3Attention', 'gemma3_text': 'Gemma3Attention',
-             'gpt_oss': 'GptOssAttention', 'deepseek_v3': 'DeepseekV3Attention'}
+_FAMILIES = {
+    "gpt2": "GPT2Attention",
+    "llama": "LlamaAttention",
+    "mistral": "MistralAttention",
+    "qwen2": "Qwen2Attention",
+    "qwen3": "Qwen3Attention",
+    "gemma3_text": "Gemma3Attention",
+    "gpt_oss": "GptOssAttention",
+    "deepseek_v3": "DeepseekV3Attention",
+}
 _ADAPTERS = (HFAttention, HFLatentAttention)
 # each converted parameter -> the replaced layer's ones it holds
-_FUSED = {'llama': {'qkv.weight': ('q_proj.weight', 'k_proj.weight', 'v_proj.weight'),
-                    'out_proj.weight': ('o_proj.weight',),
-                    'qkv.bias': ('q_proj.bias', 'k_proj.bias', 'v_proj.bias'),
-                    'out_proj.bias': ('o_proj.bias',)},
-          'gpt2': {'qkv.weight': ('c_attn.weight',), 'qkv.bias': ('c_attn.bias',),
-                   'out_proj.weight': ('c_proj.weight',),
-                   'out_proj.bias': ('c_proj.bias',)}}
+_FUSED = {
+    "llama": {
+        "qkv.weight": ("q_proj.weight", "k_proj.weight", "v_proj.weight"),
+        "out_proj.weight": ("o_proj.weight",),
+        "qkv.bias": ("q_proj.bias", "k_proj.bias", "v_proj.bias"),
+        "out_proj.bias": ("o_proj.bias",),
+    },
+    "gpt2": {
+        "qkv.weight": ("c_attn.weight",),
+        "qkv.bias": ("c_attn.bias",),
+        "out_proj.weight": ("c_proj.weight",),
+        "out_proj.bias": ("c_proj.bias",),
+    },
+}
 
-def _refuse(cfg, name:str, value, why:str):
-    raise ValueError(f"{type(cfg).__name__}.{name}={value!r}: {why}, "
-                     f"so swap_attention would compute another function")
 
-def _rope(old:nn.Module, cfg, head_dim:int) -> tuple:
+def _refuse(cfg, name: str, value, why: str):
+    raise ValueError(
+        f"{type(cfg).__name__}.{name}={value!r}: {why}, "
+        f"so swap_attention would compute another function"
+    )
+
+
+def _rope(old: nn.Module, cfg, head_dim: int) -> tuple:
     """(theta, scaling) of the layer's rotary type: `rope_parameters`, or its entry for
     the layer's type (Gemma 3)."""
-    kind = getattr(old, 'layer_type', None)
-    rope, where = dict(cfg.rope_parameters or {}), 'rope_parameters'
-    if kind in rope:                                   # Gemma 3: one per layer type
+    kind = getattr(old, "layer_type", None)
+    rope, where = dict(cfg.rope_parameters or {}), "rope_parameters"
+    if kind in rope:  # Gemma 3: one per layer type
         rope, where = dict(rope[kind]), f"rope_parameters[{kind!r}]"
-    theta, part = rope.pop('rope_theta'), rope.get('partial_rotary_factor', 1.0)
-    if rope.get('rope_type', 'default') == 'default':  # turns every pair anyway
-        rope.pop('partial_rotary_factor', None)
-    elif part != 1.0 and rope['rope_type'] != 'proportional':
-        raise ValueError(f"{type(cfg).__name__}.{where}: rope_type "
-                         f"{rope['rope_type']!r} with partial_rotary_factor={part!r} "
-                         f"makes rotary tables {int(head_dim * part)} wide for heads "
-                         f"of {head_dim}: the original model cannot apply them either")
-    plain = rope.get('rope_type', 'default') == 'default' and set(rope) <= {'rope_type'}
-    scaling = None if plain else rope | {'max_position_embeddings':
-                                         cfg.max_position_embeddings}
+    theta, part = rope.pop("rope_theta"), rope.get("partial_rotary_factor", 1.0)
+    if rope.get("rope_type", "default") == "default":  # turns every pair anyway
+        rope.pop("partial_rotary_factor", None)
+    elif part != 1.0 and rope["rope_type"] != "proportional":
+        raise ValueError(
+            f"{type(cfg).__name__}.{where}: rope_type "
+            f"{rope['rope_type']!r} with partial_rotary_factor={part!r} "
+            f"makes rotary tables {int(head_dim * part)} wide for heads "
+            f"of {head_dim}: the original model cannot apply them either"
+        )
+    plain = rope.get("rope_type", "default") == "default" and set(rope) <= {"rope_type"}
+    scaling = (
+        None
+        if plain
+        else rope | {"max_position_embeddings": cfg.max_position_embeddings}
+    )
     try:
-        Rotary(head_dim, theta, scaling)        # a type and settings Rotary computes
+        Rotary(head_dim, theta, scaling)  # a type and settings Rotary computes
     except ValueError as e:
         params = cfg.rope_parameters
         _refuse(cfg, where, params[kind] if kind in params else params, str(e))
     return theta, scaling
 
-def _convert_latent(old:nn.Module, cfg) -> HFLatentAttention:
+
+def _convert_latent(old: nn.Module, cfg) -> HFLatentAttention:
     """An `HFLatentAttention` computing what DeepSeek-V3's attention layer `old`
     computes."""
     if cfg.attention_dropout:
-        _refuse(cfg, 'attention_dropout', cfg.attention_dropout,
-                "LatentAttention has no dropout")
+        _refuse(
+            cfg,
+            "attention_dropout",
+            cfg.attention_dropout,
+            "LatentAttention has no dropout",
+        )
     theta, scaling = _rope(old, cfg, cfg.qk_rope_head_dim)
     w = old.kv_b_proj.weight
     # query_scale: yarn's mscale² too; eps and norm_float32: the layer's norms
-    mla = LatentAttention(cfg.hidden_size, cfg.num_attention_heads,
-                          kv_lora_rank=cfg.kv_lora_rank,
-                          qk_nope_head_dim=cfg.qk_nope_head_dim,
-                          qk_rope_head_dim=cfg.qk_rope_head_dim,
-                          v_head_dim=cfg.v_head_dim, q_lora_rank=cfg.q_lora_rank,
-                          context_length=cfg.max_position_embeddings,
-                          rope_theta=theta, rope_scaling=scaling,
-                          query_scale=old.scaling, bias=cfg.attention_bias,
-                          eps=old.kv_a_layernorm.variance_epsilon, norm_float32=True,
-                          device='meta', dtype=w.dtype)
+    mla = LatentAttention(
+        cfg.hidden_size,
+        cfg.num_attention_heads,
+        kv_lora_rank=cfg.kv_lora_rank,
+        qk_nope_head_dim=cfg.qk_nope_head_dim,
+        qk_rope_head_dim=cfg.qk_rope_head_dim,
+        v_head_dim=cfg.v_head_dim,
+        q_lora_rank=cfg.q_lora_rank,
+        context_length=cfg.max_position_embeddings,
+        rope_theta=theta,
+        rope_scaling=scaling,
+        query_scale=old.scaling,
+        bias=cfg.attention_bias,
+        eps=old.kv_a_layernorm.variance_epsilon,
+        norm_float32=True,
+        device="meta",
+        dtype=w.dtype,
+    )
     sd = {k: t.detach().clone() for k, t in old.state_dict().items()}
     mla.load_state_dict(sd, assign=True)
-    return HFLatentAttention(mla, old.layer_idx, cfg,
-                             interleaved=bool(cfg.rope_interleave))
+    return HFLatentAttention(
+        mla, old.layer_idx, cfg, interleaved=bool(cfg.rope_interleave)
+    )
 
-def _convert(old:nn.Module, cfg) -> HFAttention|HFLatentAttention:
+
+def _convert(old: nn.Module, cfg) -> HFAttention | HFLatentAttention:
     """An adapter computing what the HF attention layer `old` computes, with that
     layer's own settings."""
-    if type(old).__name__ == 'GPT2Attention':
+    if type(old).__name__ == "GPT2Attention":
         if old.is_cross_attention:
-            _refuse(cfg, 'add_cross_attention', True,
-                    "Attention is causal self-attention")
-        for name, plain in (('scale_attn_weights', True),
-                            ('scale_attn_by_inverse_layer_idx', False),
-                            ('reorder_and_upcast_attn', False)):
+            _refuse(
+                cfg, "add_cross_attention", True, "Attention is causal self-attention"
+            )
+        for name, plain in (
+            ("scale_attn_weights", True),
+            ("scale_attn_by_inverse_layer_idx", False),
+            ("reorder_and_upcast_attn", False),
+        ):
             if getattr(cfg, name) != plain:
-                _refuse(cfg, name, getattr(cfg, name),
-                        "Attention scales scores by 1/sqrt(d) only")
+                _refuse(
+                    cfg,
+                    name,
+                    getattr(cfg, name),
+                    "Attention scales scores by 1/sqrt(d) only",
+                )
         attn = from_gpt2(old.state_dict(), cfg.n_head, cfg.n_positions, cfg.attn_pdrop)
-        return HFAttention(attn, old.layer_idx, cfg, cfg.resid_pdrop, layout='gpt2')
+        return HFAttention(attn, old.layer_idx, cfg, cfg.resid_pdrop, layout="gpt2")
     # Qwen2, Qwen3, Gemma 3, gpt-oss: one per layer, from layer_types
-    kind = getattr(old, 'layer_type', None)
-    if kind not in (None, 'full_attention', 'sliding_attention'):
-        _refuse(cfg, f"layer_types[{old.layer_idx}]", kind,
-                "Attention is full or sliding-window attention")
-    if cfg.model_type == 'deepseek_v3': return _convert_latent(old, cfg)
+    kind = getattr(old, "layer_type", None)
+    if kind not in (None, "full_attention", "sliding_attention"):
+        _refuse(
+            cfg,
+            f"layer_types[{old.layer_idx}]",
+            kind,
+            "Attention is full or sliding-window attention",
+        )
+    if cfg.model_type == "deepseek_v3":
+        return _convert_latent(old, cfg)
     theta, scaling = _rope(old, cfg, old.head_dim)
     # the window where the family applies one: the layer's own (per layer type),
     # Mistral's config; Llama has none
-    if hasattr(old, 'sliding_window'):
+    if hasattr(old, "sliding_window"):
         window = old.sliding_window
     else:
-        window = cfg.sliding_window if cfg.model_type == 'mistral' else None
-    gemma = cfg.model_type == 'gemma3_text'
+        window = cfg.sliding_window if cfg.model_type == "mistral" else None
+    gemma = cfg.model_type == "gemma3_text"
     if gemma and cfg.use_bidirectional_attention:
-        _refuse(cfg, 'use_bidirectional_attention', True, "Attention is causal")
+        _refuse(cfg, "use_bidirectional_attention", True, "Attention is causal")
     # norm_eps, norm_unit_offset, norm_float32: the model's QK-norms
-    attn = from_llama(old.state_dict(), cfg.num_attention_heads,
-                      cfg.max_position_embeddings, cfg.num_key_value_heads,
-                      window, theta, cfg.attention_dropout, rope_scaling=scaling,
-                      query_scale=cfg.query_pre_attn_scalar ** -0.5 if gemma else None,
-                      norm_eps=cfg.rms_norm_eps, norm_unit_offset=gemma,
-                      norm_float32=True)
-    return HFAttention(attn, old.layer_idx, cfg, layout='llama')
+    attn = from_llama(
+        old.state_dict(),
+        cfg.num_attention_heads,
+        cfg.max_position_embeddings,
+        cfg.num_key_value_heads,
+        window,
+        theta,
+        cfg.attention_dropout,
+        rope_scaling=scaling,
+        query_scale=cfg.query_pre_attn_scalar**-0.5 if gemma else None,
+        norm_eps=cfg.rms_norm_eps,
+        norm_unit_offset=gemma,
+        norm_float32=True,
+    )
+    return HFAttention(attn, old.layer_idx, cfg, layout="llama")
 
 # %% ../nbs/16_hf.ipynb #4c9a848d
-def _carry_state(new:nn.Module, old:nn.Module, where:str) -> nn.Module:
+def _carry_state(new: nn.Module, old: nn.Module, where: str) -> nn.Module:
     """`new` given what `old` had beyond its weights: training mode, and each
     parameter's requires_grad (a fused one: all its parts')."""
     if isinstance(new, HFLatentAttention):
@@ -137,39 +194,54 @@ def _carry_state(new:nn.Module, old:nn.Module, where:str) -> nn.Module:
         parts = fused.get(name, (name,))
         flags = {theirs[n].requires_grad for n in parts}
         if len(flags) > 1:
-            grads = ', '.join(f'{n}.requires_grad={theirs[n].requires_grad}'
-                              for n in parts)
-            raise ValueError(f"{where}: {grads}: the adapter holds them as one "
-                             f"parameter ({name}); set requires_grad alike on all "
-                             f"of them")
+            grads = ", ".join(
+                f"{n}.requires_grad={theirs[n].requires_grad}" for n in parts
+            )
+            raise ValueError(
+                f"{where}: {grads}: the adapter holds them as one "
+                f"parameter ({name}); set requires_grad alike on all "
+                f"of them"
+            )
         p.requires_grad_(flags.pop())
     return new.train(old.training)
 
-def _target(model:nn.Module):
+
+def _target(model: nn.Module):
     """The config of the served model: the model's own, or its language model's
     (Gemma 3's multimodal model)."""
-    cfg = getattr(model, 'config', None)
-    if not isinstance(model, nn.Module) or not hasattr(cfg, 'model_type'):
-        raise TypeError(f"model must be a transformers model (an nn.Module with a "
-                        f".config), got {type(model).__name__}")
-    text = cfg.get_text_config() if hasattr(cfg, 'get_text_config') else cfg
-    if cfg.model_type == 'gemma3' and text.model_type in _FAMILIES:
-        return text                                # served through its language model
+    cfg = getattr(model, "config", None)
+    if not isinstance(model, nn.Module) or not hasattr(cfg, "model_type"):
+        raise TypeError(
+            f"model must be a transformers model (an nn.Module with a "
+            f".config), got {type(model).__name__}"
+        )
+    text = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
+    if cfg.model_type == "gemma3" and text.model_type in _FAMILIES:
+        return text  # served through its language model
     if cfg.model_type not in _FAMILIES:
         hint = ""
         if text is not cfg:
-            hint = (f"; its language model ({type(text).__name__}, "
-                    f"model_type={text.model_type!r}) is")
-            hint += (" served: swap that submodel, whose config it is"
-                     if text.model_type in _FAMILIES else " not served either")
-        raise ValueError(f"{type(model).__name__} (model_type={cfg.model_type!r}) is "
-                         f"not served: swap_attention serves the model types "
-                         f"{', '.join(map(repr, _FAMILIES))} and Gemma 3's "
-                         f"multimodal 'gemma3'{hint}")
+            hint = (
+                f"; its language model ({type(text).__name__}, "
+                f"model_type={text.model_type!r}) is"
+            )
+            hint += (
+                " served: swap that submodel, whose config it is"
+                if text.model_type in _FAMILIES
+                else " not served either"
+            )
+        raise ValueError(
+            f"{type(model).__name__} (model_type={cfg.model_type!r}) is "
+            f"not served: swap_attention serves the model types "
+            f"{', '.join(map(repr, _FAMILIES))} and Gemma 3's "
+            f"multimodal 'gemma3'{hint}"
+        )
     return cfg
 
-def swap_attention(model:nn.Module, # a transformers model of a served family
-                  ) -> nn.Module: # the same model, its attention layers replaced
+
+def swap_attention(
+    model: nn.Module,  # a transformers model of a served family
+) -> nn.Module:  # the same model, its attention layers replaced
     """Replace every attention layer of `model`, in place, by an `HFAttention` around
     its converted weights (for DeepSeek-V3, an `HFLatentAttention` around a
     `LatentAttention`), and run the model's attention implementation
@@ -204,36 +276,42 @@ def swap_attention(model:nn.Module, # a transformers model of a served family
     """
     cfg = _target(model)
     impl, family = cfg._attn_implementation, _FAMILIES[cfg.model_type]
-    if impl not in ('sdpa', 'eager', ATTN_IMPLEMENTATION):
-        raise ValueError(f"attn_implementation={impl!r}: swap_attention serves 'sdpa' "
-                         f"and 'eager' models (model.set_attn_implementation('sdpa') "
-                         f"first)")
-    old = [(name, m) for name, m in model.named_modules()
-           if type(m).__name__ == family]
+    if impl not in ("sdpa", "eager", ATTN_IMPLEMENTATION):
+        raise ValueError(
+            f"attn_implementation={impl!r}: swap_attention serves 'sdpa' "
+            f"and 'eager' models (model.set_attn_implementation('sdpa') "
+            f"first)"
+        )
+    old = [(name, m) for name, m in model.named_modules() if type(m).__name__ == family]
     if not old:
         if any(isinstance(m, _ADAPTERS) for m in model.modules()):
-            return model                            # already swapped: nothing to do
+            return model  # already swapped: nothing to do
         raise ValueError(f"{type(model).__name__} holds no {family} to replace")
     # all, then any: every layer converted before the first is replaced
-    new = [(name, _carry_state(_convert(m, cfg), m, f"{name} ({type(m).__name__})"))
-           for name, m in old]
+    new = [
+        (name, _carry_state(_convert(m, cfg), m, f"{name} ({type(m).__name__})"))
+        for name, m in old
+    ]
     for (name, m), (_, n) in zip(old, new):
         n.replaces = (type(m), impl)
-    register_attention()                          # before any layer changes
+    register_attention()  # before any layer changes
     for name, m in new:
         model.set_submodule(name, m)
     cfg._attn_implementation = ATTN_IMPLEMENTATION
     return model
 
 # %% ../nbs/16_hf.ipynb #6d7cb3ab
-def _source(adapter:nn.Module, name:str) -> str:
+def _source(adapter: nn.Module, name: str) -> str:
     "The adapter's parameter that holds the replaced layer's parameter `name`."
-    if isinstance(adapter, HFLatentAttention): return f"mla.{name}"
+    if isinstance(adapter, HFLatentAttention):
+        return f"mla.{name}"
     fused = _FUSED[adapter.layout].items()
-    return 'attn.' + next((ours for ours, parts in fused if name in parts), name)
+    return "attn." + next((ours for ours, parts in fused if name in parts), name)
 
-def restore_attention(model:nn.Module, # a model `swap_attention` swapped
-                     ) -> nn.Module: # the same model, its original attention layers
+
+def restore_attention(
+    model: nn.Module,  # a model `swap_attention` swapped
+) -> nn.Module:  # the same model, its original attention layers
     """Put back, in place, the attention layers `swap_attention` replaced: each built
     as the model builds it, given the adapter's weights in the original layout, the
     adapter's training mode and requires_grad, and the model's attention implementation
@@ -248,15 +326,19 @@ def restore_attention(model:nn.Module, # a model `swap_attention` swapped
         ValueError: `model` holds no adapter `swap_attention` made.
     """
     cfg = _target(model)
-    ours = [(name, m) for name, m in model.named_modules()
-            if isinstance(m, _ADAPTERS) and hasattr(m, 'replaces')]
+    ours = [
+        (name, m)
+        for name, m in model.named_modules()
+        if isinstance(m, _ADAPTERS) and hasattr(m, "replaces")
+    ]
     if not ours:
-        raise ValueError(f"{type(model).__name__} holds no attention layer "
-                         f"swap_attention replaced")
+        raise ValueError(
+            f"{type(model).__name__} holds no attention layer swap_attention replaced"
+        )
     new = []
     for name, m in ours:
         cls, impl = m.replaces
-        with torch.device('meta'):
+        with torch.device("meta"):
             old = cls(cfg, layer_idx=m.layer_idx)
         old.load_state_dict(m.state_dict(), assign=True)
         for n, p in old.named_parameters():
@@ -264,7 +346,10 @@ def restore_attention(model:nn.Module, # a model `swap_attention` swapped
         new.append((name, old.train(m.training)))
     for name, m in new:
         model.set_submodule(name, m)
-    if cfg._attn_implementation == ATTN_IMPLEMENTATION: cfg._attn_implementation = impl
+    if cfg._attn_implementation == ATTN_IMPLEMENTATION:
+        cfg._attn_implementation = impl
     return model
 
-for _fn in (swap_attention, restore_attention): document(_fn)
+
+for _fn in (swap_attention, restore_attention):
+    document(_fn)

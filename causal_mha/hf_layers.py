@@ -18,116 +18,176 @@ from .convert import from_gpt2, from_llama, to_gpt2, to_llama
 __all__ = ['ATTN_IMPLEMENTATION', 'PACKED_MIN', 'register_attention', 'HFAttention', 'HFLatentAttention']
 
 # %% ../nbs/16_hf_layers.ipynb #f0b4fb75
-ATTN_IMPLEMENTATION = 'causal_mha'  # the implementation a swapped model runs
-_KERNELS = ('sdpa', 'eager', ATTN_IMPLEMENTATION)  # masks an adapter reads
+ATTN_IMPLEMENTATION = "causal_mha"  # the implementation a swapped model runs
+_KERNELS = ("sdpa", "eager", ATTN_IMPLEMENTATION)  # masks an adapter reads
+
 
 class _Band:
     """The mask a swapped model hands its layers where the causal band says it all: the
     keys end at the queries and the layer's window applies; with padding, `pos` holds
     each query's and key's slot as transformers counts them (-1: a pad key)."""
-    __slots__ = ('pos',)
+
+    __slots__ = ("pos",)
     ndim = 4  # a mask made in advance comes back to `_model_mask` as it is
 
-    def __init__(self, pos:Positions|None=None): self.pos = pos
+    def __init__(self, pos: Positions | None = None):
+        self.pos = pos
 
-def _model_mask(batch_size:int, q_length:int, kv_length:int, q_offset=0,
-                kv_offset:int=0, attention_mask=None, local_size=None,
-                allow_is_causal_skip:bool=True, config=None, device='cpu', **kwargs):
+
+def _model_mask(
+    batch_size: int,
+    q_length: int,
+    kv_length: int,
+    q_offset=0,
+    kv_offset: int = 0,
+    attention_mask=None,
+    local_size=None,
+    allow_is_causal_skip: bool = True,
+    config=None,
+    device="cpu",
+    **kwargs,
+):
     """The mask a swapped model hands its layers (transformers' mask interface, for
     `ATTN_IMPLEMENTATION`): a `_Band` where the causal band, the layer's window and
     padding say it all, transformers' own (a bool mask, or None) for anything else:
     packed sequences, an overlay, a static cache, compiling."""
     from transformers.masking_utils import sdpa_mask, prepare_padding_mask
+
     if isinstance(attention_mask, _Band):
-        return attention_mask                        # made in advance for this call
+        return attention_mask  # made in advance for this call
     ends = isinstance(q_offset, int) and q_offset + q_length == kv_offset + kv_length
-    if (not ends or not allow_is_causal_skip
-            or kwargs.get('allow_is_bidirectional_skip')
-            or torch.compiler.is_compiling()
-            or local_size not in (None, getattr(config, 'sliding_window', None))):
-        return sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length,
-                         q_offset=q_offset, kv_offset=kv_offset,
-                         attention_mask=attention_mask, local_size=local_size,
-                         allow_is_causal_skip=allow_is_causal_skip, device=device,
-                         **kwargs)
+    if (
+        not ends
+        or not allow_is_causal_skip
+        or kwargs.get("allow_is_bidirectional_skip")
+        or torch.compiler.is_compiling()
+        or local_size not in (None, getattr(config, "sliding_window", None))
+    ):
+        return sdpa_mask(
+            batch_size=batch_size,
+            q_length=q_length,
+            kv_length=kv_length,
+            q_offset=q_offset,
+            kv_offset=kv_offset,
+            attention_mask=attention_mask,
+            local_size=local_size,
+            allow_is_causal_skip=allow_is_causal_skip,
+            device=device,
+            **kwargs,
+        )
     pad = prepare_padding_mask(attention_mask, kv_length, kv_offset)  # [B, >= K] bool
     if pad is not None:
-        pad = pad[:, kv_offset:kv_offset + kv_length]
+        pad = pad[:, kv_offset : kv_offset + kv_length]
     if pad is None or bool(pad.all()):
-        return _Band()                               # causal (and windowed)
+        return _Band()  # causal (and windowed)
     slots = (torch.arange(kv_length, device=device) + kv_offset).expand(batch_size, -1)
     # a pad query keeps its slot: it sees the real keys before it, as in transformers
     return _Band(Positions(slots[:, -q_length:], slots.masked_fill(~pad, -1)))
 
-def _attention_function(module, query, key, value, attention_mask, dropout:float=0.0,
-                        scaling=None, sliding_window=None, softcap=None, s_aux=None,
-                        **kwargs):
+
+def _attention_function(
+    module,
+    query,
+    key,
+    value,
+    attention_mask,
+    dropout: float = 0.0,
+    scaling=None,
+    sliding_window=None,
+    softcap=None,
+    s_aux=None,
+    **kwargs,
+):
     """`ATTN_IMPLEMENTATION` as transformers' attention function: the layers of an
     unswapped model may run it too."""
-    if not getattr(module, 'is_causal', True):
-        raise ValueError(f"{type(module).__name__} is not causal; attn_implementation="
-                         f"{ATTN_IMPLEMENTATION!r} computes causal attention: run this "
-                         f"module with 'sdpa' or 'eager'")
-    ctx = _attend(query, key, value, attention_mask, sliding_window, scale=scaling,
-                  dropout_p=dropout, softcap=softcap, sinks=s_aux)
+    if not getattr(module, "is_causal", True):
+        raise ValueError(
+            f"{type(module).__name__} is not causal; attn_implementation="
+            f"{ATTN_IMPLEMENTATION!r} computes causal attention: run this "
+            f"module with 'sdpa' or 'eager'"
+        )
+    ctx = _attend(
+        query,
+        key,
+        value,
+        attention_mask,
+        sliding_window,
+        scale=scaling,
+        dropout_p=dropout,
+        softcap=softcap,
+        sinks=s_aux,
+    )
     return ctx.transpose(1, 2), None
+
 
 def register_attention():
     """Register `ATTN_IMPLEMENTATION` with transformers: its attention function and its
     masks. `swap_attention` calls it; once registered, any model of the served families
     may run `model.set_attn_implementation(ATTN_IMPLEMENTATION)`."""
     from transformers import AttentionInterface, AttentionMaskInterface
+
     AttentionInterface.register(ATTN_IMPLEMENTATION, _attention_function)
     AttentionMaskInterface.register(ATTN_IMPLEMENTATION, _model_mask)
 
 # %% ../nbs/16_hf_layers.ipynb #e97d7b1a
-def _check_mask(mask, B:int, T:int, K:int):
+def _check_mask(mask, B: int, T: int, K: int):
     """What the model handed this layer as its mask, checked against its T queries, K
     keys."""
     if mask is None or (isinstance(mask, _Band) and mask.pos is None):
-        return mask                                  # implied (`_attend` reads it)
+        return mask  # implied (`_attend` reads it)
     if isinstance(mask, _Band):
         what = "the model's mask (slot positions)"
         shape = [mask.pos.q.shape[0], 1, mask.pos.q.shape[1], mask.pos.k.shape[1]]
     elif isinstance(mask, Tensor):
         what, shape = "attention_mask", list(mask.shape)
     else:
-        raise TypeError(f"attention_mask must be a tensor or None, got "
-                        f"{type(mask).__name__}; build the model with "
-                        f"attn_implementation="
-                        f"'sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}")
+        raise TypeError(
+            f"attention_mask must be a tensor or None, got "
+            f"{type(mask).__name__}; build the model with "
+            f"attn_implementation="
+            f"'sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}"
+        )
     if len(shape) != 4 or shape[0] not in (1, B) or shape[-2:] != [T, K]:
         wider = len(shape) == 4 and shape[-1] > K
         raise ValueError(
             f"{what} has shape {shape}, expected [{B}, 1, {T}, {K}]: {T} new tokens "
-            f"over the {K} keys this layer holds (cached and new)" + (
+            f"over the {K} keys this layer holds (cached and new)"
+            + (
                 "; a mask wider than the new tokens needs the model's cache of the "
                 "earlier ones (use_cache=True, or pass back the past_key_values it "
-                "returned)" if wider else ""))
+                "returned)"
+                if wider
+                else ""
+            )
+        )
     return mask
+
 
 PACKED_MIN = 512  # from this many tokens a dense mask is read for packed documents
 
-def _packed(mask:Tensor, window:int|None) -> Positions|None:
+
+def _packed(mask: Tensor, window: int | None) -> Positions | None:
     """The documents of packed rows when a dense mask `[B, 1, T, T]` (bool, or additive
     with 0 where allowed) says exactly "causal within each document (and the window)",
     as transformers builds it from packed `position_ids` or a user passes it; else None.
     A document starts where a token does not see the one before it."""
-    m = mask[:, 0] if mask.dtype == torch.bool else mask[:, 0] == 0      # [B, T, T]
+    m = mask[:, 0] if mask.dtype == torch.bool else mask[:, 0] == 0  # [B, T, T]
     if mask.dtype != torch.bool:
         blocked = mask[:, 0] <= torch.finfo(mask.dtype).min / 2
         if not (m | blocked).all():
-            return None                                                  # other biases
+            return None  # other biases
     T = m.shape[-1]
     slot = torch.arange(T, device=m.device)
-    new = F.pad(~m.diagonal(-1, -2, -1), (1, 0), value=True)             # [B, T] starts
+    new = F.pad(~m.diagonal(-1, -2, -1), (1, 0), value=True)  # [B, T] starts
     doc, pos = new.long().cumsum(-1), slot - torch.where(new, slot, 0).cummax(-1).values
     causal = slot[None, :, None] >= slot[None, None, :]
     want = (doc[:, :, None] == doc[:, None, :]) & causal
-    if window is not None: want &= pos[:, :, None] - window < pos[:, None, :]
+    if window is not None:
+        want &= pos[:, :, None] - window < pos[:, None, :]
     return Positions(pos, pos, doc) if torch.equal(m, want) else None
 
-def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor:
+
+def _attend(q: Tensor, k: Tensor, v: Tensor, mask, window: int | None, **kw) -> Tensor:
     """`attend` under what the model handed the layer: a `_Band` (the causal band, the
     window, slot positions), a ready mask, or None, which means what it means to
     transformers' `sdpa`: a block of queries top-left causal (query i sees keys 0..i:
@@ -150,111 +210,149 @@ def _attend(q:Tensor, k:Tensor, v:Tensor, mask, window:int|None, **kw) -> Tensor
         k, v = k[:, :, :T], v[:, :, :T]
     return attend(q, k, v, **kw)[0]
 
-def _rotate(layer, q:Tensor, k:Tensor, tables, position_ids) -> tuple:
+
+def _rotate(layer, q: Tensor, k: Tensor, tables, position_ids) -> tuple:
     """q and k turned by the model's own tables (`position_embeddings`, every rotary
     type as the model makes it), else by `layer.rotate_qk` at `position_ids`."""
     if tables is not None:
-        cos, sin = tables            # [B, T, d], or [B, T, d/2] one per pair (gpt-oss)
+        cos, sin = tables  # [B, T, d], or [B, T, d/2] one per pair (gpt-oss)
         if cos.shape[-1] * 2 == q.shape[-1]:
             cos, sin = torch.cat((cos, cos), -1), torch.cat((sin, sin), -1)
         if cos.shape[-1] != q.shape[-1]:
-            raise ValueError(f"position_embeddings are {cos.shape[-1]} wide, but this "
-                             f"layer rotates {q.shape[-1]} features per head: the "
-                             f"model's rotary embedding does not fit the converted "
-                             f"layer")
-        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)   # [B, 1, T, d]: over the heads
+            raise ValueError(
+                f"position_embeddings are {cos.shape[-1]} wide, but this "
+                f"layer rotates {q.shape[-1]} features per head: the "
+                f"model's rotary embedding does not fit the converted "
+                f"layer"
+            )
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [B, 1, T, d]: over the heads
     elif position_ids is None:
-        raise ValueError("position_ids and position_embeddings are None: a rotary "
-                         "layer needs the model's positions")
+        raise ValueError(
+            "position_ids and position_embeddings are None: a rotary "
+            "layer needs the model's positions"
+        )
     else:
         return layer.rotate_qk(q, k, position_ids)
     return rotate(q, cos, sin), rotate(k, cos, sin)
 
-def _check_call(config, attention_mask, cache, encoder_hidden_states,
-                output_attentions):
+
+def _check_call(
+    config, attention_mask, cache, encoder_hidden_states, output_attentions
+):
     """What an adapter refuses at every call, naming why: it is then the original
     layer's function, or raises. Returns the cache."""
     impl = config._attn_implementation
     if impl not in _KERNELS:
-        raise ValueError(f"the model runs attn_implementation={impl!r}; the adapters "
-                         f"serve {_KERNELS} "
-                         f"(model.set_attn_implementation({ATTN_IMPLEMENTATION!r}))")
+        raise ValueError(
+            f"the model runs attn_implementation={impl!r}; the adapters "
+            f"serve {_KERNELS} "
+            f"(model.set_attn_implementation({ATTN_IMPLEMENTATION!r}))"
+        )
     if encoder_hidden_states is not None:
-        raise ValueError("encoder_hidden_states was given: the adapters are causal "
-                         "self-attention, not cross-attention")
+        raise ValueError(
+            "encoder_hidden_states was given: the adapters are causal "
+            "self-attention, not cross-attention"
+        )
     if output_attentions or (output_attentions is None and config.output_attentions):
-        raise ValueError("output_attentions=True: the adapters return no attention "
-                         "weights (their fused kernel computes none); run the original "
-                         "model for them")
+        raise ValueError(
+            "output_attentions=True: the adapters return no attention "
+            "weights (their fused kernel computes none); run the original "
+            "model for them"
+        )
     mask = attention_mask
-    if impl == 'eager' and isinstance(mask, Tensor) and mask.dtype == torch.bool:
-        raise ValueError("attention_mask is a bool mask, but the model runs eager "
-                         "attention, which adds its mask to the scores (a bool mask "
-                         "would add 1 and 0): pass the additive form (0 where a query "
-                         "may attend, a large negative number elsewhere), or run the "
-                         "model with attn_implementation='sdpa'")
-    if cache is not None and not callable(getattr(cache, 'update', None)):
-        raise TypeError(f"the cache must be a transformers Cache (DynamicCache, ...), "
-                        f"got {type(cache).__name__}")
+    if impl == "eager" and isinstance(mask, Tensor) and mask.dtype == torch.bool:
+        raise ValueError(
+            "attention_mask is a bool mask, but the model runs eager "
+            "attention, which adds its mask to the scores (a bool mask "
+            "would add 1 and 0): pass the additive form (0 where a query "
+            "may attend, a large negative number elsewhere), or run the "
+            "model with attn_implementation='sdpa'"
+        )
+    if cache is not None and not callable(getattr(cache, "update", None)):
+        raise TypeError(
+            f"the cache must be a transformers Cache (DynamicCache, ...), "
+            f"got {type(cache).__name__}"
+        )
     return cache
+
 
 def _check_layer_idx(layer_idx):
     if isinstance(layer_idx, bool) or not isinstance(layer_idx, int) or layer_idx < 0:
-        raise ValueError(f"layer_idx must be an int >= 0 (the layer's index in the "
-                         f"model's cache), got {layer_idx!r}")
+        raise ValueError(
+            f"layer_idx must be an int >= 0 (the layer's index in the "
+            f"model's cache), got {layer_idx!r}"
+        )
     return layer_idx
 
 # %% ../nbs/16_hf_layers.ipynb #67ae1203
 # the replaced layer's state_dict: Llama's q/k/v/o_proj (norms, sinks), GPT-2's Conv1D
 # c_attn/c_proj
-_LAYOUTS = ('llama', 'gpt2')
+_LAYOUTS = ("llama", "gpt2")
 
-def _save_layout(module, state_dict:dict, prefix:str, local_metadata):
+
+def _save_layout(module, state_dict: dict, prefix: str, local_metadata):
     """state_dict hook: the adapter's weights under the replaced layer's names and
     shapes (`to_llama`, `to_gpt2`)."""
-    if module.layout is None: return
-    for key in [k for k in state_dict if k.startswith(prefix + 'attn.')]:
+    if module.layout is None:
+        return
+    for key in [k for k in state_dict if k.startswith(prefix + "attn.")]:
         del state_dict[key]
-    to = to_gpt2 if module.layout == 'gpt2' else to_llama
+    to = to_gpt2 if module.layout == "gpt2" else to_llama
     for key, t in to(module.attn).items():
         state_dict[prefix + key] = t
 
-def _load_layout(module, state_dict:dict, prefix:str, *args):
+
+def _load_layout(module, state_dict: dict, prefix: str, *args):
     """load_state_dict hook: weights under the replaced layer's names converted to the
     adapter's (`from_llama`, `from_gpt2`); ours load as they are."""
-    ours = prefix + 'attn.'
+    ours = prefix + "attn."
     theirs = [k for k in state_dict if k.startswith(prefix) and not k.startswith(ours)]
-    if module.layout is None or not theirs: return
-    sd, a = {k[len(prefix):]: state_dict.pop(k) for k in theirs}, module.attn
-    new = (from_gpt2(sd, a.n_heads, a.context_length) if module.layout == 'gpt2' else
-           from_llama(sd, a.n_heads, a.context_length, a.n_kv_heads))
-    for key, t in new.state_dict().items(): state_dict[prefix + 'attn.' + key] = t
+    if module.layout is None or not theirs:
+        return
+    sd, a = {k[len(prefix) :]: state_dict.pop(k) for k in theirs}, module.attn
+    new = (
+        from_gpt2(sd, a.n_heads, a.context_length)
+        if module.layout == "gpt2"
+        else from_llama(sd, a.n_heads, a.context_length, a.n_kv_heads)
+    )
+    for key, t in new.state_dict().items():
+        state_dict[prefix + "attn." + key] = t
 
 # %% ../nbs/16_hf_layers.ipynb #740d4d90
 class _Layer(nn.Module):
     "An attention layer of a Hugging Face model: its call, checked, for `_run`."
-    def forward(self,
-                hidden_states:Tensor, # [B, T, D] the layer's input
-                attention_mask=None, # the model's mask for this layer
-                position_ids=None, # [B, T] the tokens' positions
-                cache=None, # the model's Cache (transformers 5's name)
-                *,
-                position_embeddings=None, # (cos, sin) the model's rotary tables
-                past_key_values=None, # the model's Cache (older transformers' name)
-                encoder_hidden_states=None, # refused: no cross-attention
-                output_attentions=None, # refused when True: no weights computed
-                **kwargs, # what the model passes on to its cache (cache_position, ...)
-               ) -> tuple: # (out [B, T, D], None)
+
+    def forward(
+        self,
+        hidden_states: Tensor,  # [B, T, D] the layer's input
+        attention_mask=None,  # the model's mask for this layer
+        position_ids=None,  # [B, T] the tokens' positions
+        cache=None,  # the model's Cache (transformers 5's name)
+        *,
+        position_embeddings=None,  # (cos, sin) the model's rotary tables
+        past_key_values=None,  # the model's Cache (older transformers' name)
+        encoder_hidden_states=None,  # refused: no cross-attention
+        output_attentions=None,  # refused when True: no weights computed
+        **kwargs,  # what the model passes on to its cache (cache_position, ...)
+    ) -> tuple:  # (out [B, T, D], None)
         """The layer's output for `hidden_states`. `attention_mask` is None, bool or
         additive, or slot positions; `position_ids` index the rotary tables when no
         `position_embeddings` (the rotary tables for these tokens) are given.
         `encoder_hidden_states` is refused (the adapters are causal self-attention), and
         `output_attentions=True` too (the fused kernel computes no weights)."""
         cache = past_key_values if cache is None else cache
-        cache = _check_call(self.config, attention_mask, cache,
-                            encoder_hidden_states, output_attentions)
-        return self._run(hidden_states, attention_mask, cache, position_embeddings,
-                         position_ids, kwargs)
+        cache = _check_call(
+            self.config, attention_mask, cache, encoder_hidden_states, output_attentions
+        )
+        return self._run(
+            hidden_states,
+            attention_mask,
+            cache,
+            position_embeddings,
+            position_ids,
+            kwargs,
+        )
+
 
 class HFAttention(_Layer):
     """An `Attention` in the place of one attention layer of a Hugging Face GPT-2,
@@ -291,24 +389,28 @@ class HFAttention(_Layer):
         TypeError: the mask is not a tensor (flex attention's `BlockMask`); the cache is
             not a transformers `Cache`.
     """
-    def __init__(self,
-                 attn:Attention, # the converted weights, e.g. from `from_gpt2`
-                 layer_idx:int, # the layer's index in the model's cache
-                 config, # the model's config
-                 out_dropout:float=0.0, # dropout on the output while training
-                 *,
-                 layout:str|None=None, # the replaced layer's state_dict layout
-                ):
+
+    def __init__(
+        self,
+        attn: Attention,  # the converted weights, e.g. from `from_gpt2`
+        layer_idx: int,  # the layer's index in the model's cache
+        config,  # the model's config
+        out_dropout: float = 0.0,  # dropout on the output while training
+        *,
+        layout: str | None = None,  # the replaced layer's state_dict layout
+    ):
         super().__init__()
         if not isinstance(attn, Attention):
-            raise TypeError(f"attn must be a causal_mha.Attention, "
-                            f"got {type(attn).__name__}")
+            raise TypeError(
+                f"attn must be a causal_mha.Attention, got {type(attn).__name__}"
+            )
         if layout not in _LAYOUTS + (None,):
-            raise ValueError(f"layout must be one of {_LAYOUTS} or None, "
-                             f"got {layout!r}")
+            raise ValueError(
+                f"layout must be one of {_LAYOUTS} or None, got {layout!r}"
+            )
         self.attn, self.layer_idx = attn, _check_layer_idx(layer_idx)
         self.config, self.layout = config, layout
-        self.out_dropout = nn.Dropout(check_dropout(out_dropout, 'out_dropout'))
+        self.out_dropout = nn.Dropout(check_dropout(out_dropout, "out_dropout"))
         self.register_state_dict_post_hook(_save_layout)
         self.register_load_state_dict_pre_hook(_load_layout)
 
@@ -316,37 +418,55 @@ class HFAttention(_Layer):
         layout = f", layout={self.layout!r}" if self.layout else ""
         return f"layer_idx={self.layer_idx}" + layout
 
-    def _run(self, hidden_states, attention_mask, cache, position_embeddings,
-             position_ids, kwargs):
+    def _run(
+        self,
+        hidden_states,
+        attention_mask,
+        cache,
+        position_embeddings,
+        position_ids,
+        kwargs,
+    ):
         a = self.attn
-        q, k, v = a.project(hidden_states)       # the core's projection and QK-norm
+        q, k, v = a.project(hidden_states)  # the core's projection and QK-norm
         if a.rotary is not None:
             q, k = _rotate(a, q, k, position_embeddings, position_ids)
-        if cache is not None:                    # [B, Hkv, K, d]: cached + new
+        if cache is not None:  # [B, Hkv, K, d]: cached + new
             k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)
-        ctx = _attend(q, k, v, attention_mask, a.window, scale=a.query_scale,
-                      softcap=a.softcap, sinks=a.sinks,
-                      dropout_p=a.dropout if self.training else 0.0)   # [B, H, T, d]
+        ctx = _attend(
+            q,
+            k,
+            v,
+            attention_mask,
+            a.window,
+            scale=a.query_scale,
+            softcap=a.softcap,
+            sinks=a.sinks,
+            dropout_p=a.dropout if self.training else 0.0,
+        )  # [B, H, T, d]
         return self.out_dropout(a.out_proj(merge_heads(ctx))), None
 
 # %% ../nbs/16_hf_layers.ipynb #45ca4af5
-def _save_latent(module, state_dict:dict, prefix:str, local_metadata):
+def _save_latent(module, state_dict: dict, prefix: str, local_metadata):
     """state_dict hook: `LatentAttention`'s keys are DeepSeek's own; the layer's are
     written without the `mla.` level."""
-    for key in [k for k in state_dict if k.startswith(prefix + 'mla.')]:
-        state_dict[prefix + key[len(prefix) + 4:]] = state_dict.pop(key)
+    for key in [k for k in state_dict if k.startswith(prefix + "mla.")]:
+        state_dict[prefix + key[len(prefix) + 4 :]] = state_dict.pop(key)
 
-def _load_latent(module, state_dict:dict, prefix:str, *args):
+
+def _load_latent(module, state_dict: dict, prefix: str, *args):
     "load_state_dict hook: DeepSeek's keys of the replaced layer read into `mla`."
-    ours = prefix + 'mla.'
+    ours = prefix + "mla."
     theirs = [k for k in state_dict if k.startswith(prefix) and not k.startswith(ours)]
     for key in theirs:
-        state_dict[prefix + 'mla.' + key[len(prefix):]] = state_dict.pop(key)
+        state_dict[prefix + "mla." + key[len(prefix) :]] = state_dict.pop(key)
 
-def _halves(x:Tensor) -> Tensor:
+
+def _halves(x: Tensor) -> Tensor:
     """Rope features paired (2i, 2i+1), DeepSeek's interleaved layout, reordered to
     (i, i + d/2), as transformers does per call."""
     return x.unflatten(-1, (-1, 2)).transpose(-1, -2).flatten(-2)
+
 
 class HFLatentAttention(_Layer):
     """A `LatentAttention` in the place of one attention layer of a Hugging Face
@@ -374,17 +494,21 @@ class HFLatentAttention(_Layer):
         TypeError: `mla` is not a `LatentAttention`; the mask is not a tensor; the
             cache is not a transformers `Cache`.
     """
-    def __init__(self,
-                 mla:LatentAttention, # the layer's weights (DeepSeek's names)
-                 layer_idx:int, # the layer's index in the model's cache
-                 config, # the model's config
-                 *,
-                 interleaved:bool=False, # the rope rows pair features (2i, 2i+1)
-                ):
+
+    def __init__(
+        self,
+        mla: LatentAttention,  # the layer's weights (DeepSeek's names)
+        layer_idx: int,  # the layer's index in the model's cache
+        config,  # the model's config
+        *,
+        interleaved: bool = False,  # the rope rows pair features (2i, 2i+1)
+    ):
         super().__init__()
         if not isinstance(mla, LatentAttention):
-            raise TypeError(f"mla must be a causal_mha.latent.LatentAttention, "
-                            f"got {type(mla).__name__}")
+            raise TypeError(
+                f"mla must be a causal_mha.latent.LatentAttention, "
+                f"got {type(mla).__name__}"
+            )
         self.mla, self.layer_idx = mla, _check_layer_idx(layer_idx)
         self.config, self.interleaved = config, interleaved
         self.register_state_dict_post_hook(_save_latent)
@@ -394,23 +518,30 @@ class HFLatentAttention(_Layer):
         more = ", interleaved=True" if self.interleaved else ""
         return f"layer_idx={self.layer_idx}" + more
 
-    def _run(self, hidden_states, attention_mask, cache, position_embeddings,
-             position_ids, kwargs):
+    def _run(
+        self,
+        hidden_states,
+        attention_mask,
+        cache,
+        position_embeddings,
+        position_ids,
+        kwargs,
+    ):
         m, (B, T, _) = self.mla, hidden_states.shape
         # [B, H, T, dn | dr], [B, 1, T, r | dr]
         q_nope, q_rope, latent, k_rope = m.project(hidden_states, None)
         if self.interleaved:
             q_rope, k_rope = _halves(q_rope), _halves(k_rope)
         q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
-        if cache is not None:                                           # [B, 1, S, .]
+        if cache is not None:  # [B, 1, S, .]
             latent, k_rope = cache.update(latent, k_rope, self.layer_idx, kwargs=kwargs)
-        key = torch.cat((latent, k_rope), -1)                     # [B, 1, S, r + dr]
+        key = torch.cat((latent, k_rope), -1)  # [B, 1, S, r + dr]
         mask = _check_mask(attention_mask, B, T, key.shape[2])
-        if mask is None and T > 1:             # transformers' None: top-left causal
+        if mask is None and T > 1:  # transformers' None: top-left causal
             key = key[:, :, :T]
         pos = mask.pos if isinstance(mask, _Band) else None
         dense = isinstance(mask, Tensor) and T == key.shape[2] >= PACKED_MIN
-        if dense and (packed := _packed(mask, None)):                   # documents
+        if dense and (packed := _packed(mask, None)):  # documents
             parts = (packed.q, packed.k, packed.doc)
             pos, mask = Positions(*(t.expand(B, -1) for t in parts)), None
         # decode over the latents; a prompt rebuilt
@@ -418,4 +549,6 @@ class HFLatentAttention(_Layer):
         mask = mask if isinstance(mask, Tensor) else None
         return attend(q_nope, q_rope, key, pos, mask=mask), None
 
-for _cls in (HFAttention, HFLatentAttention): document(_cls, _cls.__init__)
+
+for _cls in (HFAttention, HFLatentAttention):
+    document(_cls, _cls.__init__)

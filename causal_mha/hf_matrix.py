@@ -15,49 +15,115 @@ __all__ = ['SERVED', 'PATTERNS', 'FAMILIES', 'AXES', 'PROMPT', 'NEW', 'PAD', 'SL
            'tiny_model', 'Cell', 'cells', 'not_applicable', 'Models', 'run_cell', 'pairwise']
 
 # %% ../nbs/16b_hf_matrix.ipynb #a369535f
-SERVED = ('GPT-2', 'Llama', 'Mistral', 'Qwen2', 'Qwen3', 'Gemma 3', 'gpt-oss',
-          'DeepSeek-V3')
+SERVED = (
+    "GPT-2",
+    "Llama",
+    "Mistral",
+    "Qwen2",
+    "Qwen3",
+    "Gemma 3",
+    "gpt-oss",
+    "DeepSeek-V3",
+)
 PATTERNS = {  # name: (family, config changes) beyond the families' defaults
-    'Mistral, head_dim 12': ('Mistral', dict(head_dim=12)),  # 4 heads of 12 in 32
-    'Llama, partial rotary': ('Llama', dict(rope_parameters=dict(
-        rope_type='proportional', rope_theta=1e4, factor=2.0,
-        partial_rotary_factor=0.5))),
-    'Gemma 3 multimodal': ('Gemma 3', {}),  # Gemma3ForConditionalGeneration around it
+    "Mistral, head_dim 12": ("Mistral", dict(head_dim=12)),  # 4 heads of 12 in 32
+    "Llama, partial rotary": (
+        "Llama",
+        dict(
+            rope_parameters=dict(
+                rope_type="proportional",
+                rope_theta=1e4,
+                factor=2.0,
+                partial_rotary_factor=0.5,
+            )
+        ),
+    ),
+    "Gemma 3 multimodal": ("Gemma 3", {}),  # Gemma3ForConditionalGeneration around it
 }
 FAMILIES = SERVED + tuple(PATTERNS)
 
-_SHARED = dict(vocab_size=100, hidden_size=32, intermediate_size=64,
-               num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=64,
-               bos_token_id=None, eos_token_id=None, pad_token_id=0,
-               attn_implementation='sdpa')
-_QWEN = dict(num_key_value_heads=2, use_sliding_window=True, sliding_window=5,
-             max_window_layers=1)                   # layer 0 full, layer 1 sliding
-_HYBRID = dict(layer_types=['sliding_attention', 'full_attention'], sliding_window=5,
-               num_key_value_heads=2, head_dim=16)
-_MOE = dict(experts_implementation='batched_mm')   # 'eager''s numbers; one graph
+_SHARED = dict(
+    vocab_size=100,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    max_position_embeddings=64,
+    bos_token_id=None,
+    eos_token_id=None,
+    pad_token_id=0,
+    attn_implementation="sdpa",
+)
+_QWEN = dict(
+    num_key_value_heads=2,
+    use_sliding_window=True,
+    sliding_window=5,
+    max_window_layers=1,
+)  # layer 0 full, layer 1 sliding
+_HYBRID = dict(
+    layer_types=["sliding_attention", "full_attention"],
+    sliding_window=5,
+    num_key_value_heads=2,
+    head_dim=16,
+)
+_MOE = dict(experts_implementation="batched_mm")  # 'eager''s numbers; one graph
 _SETTINGS = {  # family: (model class, config class, settings beyond _SHARED)
-    'GPT-2': ('GPT2LMHeadModel', 'GPT2Config', {}),
-    'Llama': ('LlamaForCausalLM', 'LlamaConfig', dict(num_key_value_heads=2)),
-    'Mistral': ('MistralForCausalLM', 'MistralConfig',
-                dict(num_key_value_heads=1, sliding_window=5)),
-    'Qwen2': ('Qwen2ForCausalLM', 'Qwen2Config', _QWEN),
-    'Qwen3': ('Qwen3ForCausalLM', 'Qwen3Config',
-              _QWEN | dict(head_dim=16, attention_bias=True)),
-    'Gemma 3': ('Gemma3ForCausalLM', 'Gemma3TextConfig',
-                _HYBRID | dict(query_pre_attn_scalar=24)),
-    'gpt-oss': ('GptOssForCausalLM', 'GptOssConfig', _HYBRID | _MOE | dict(
-        num_local_experts=2, num_experts_per_tok=1, attn_implementation='eager',
-        rope_parameters=dict(rope_type='default', rope_theta=1e4))),
-    'DeepSeek-V3': ('DeepseekV3ForCausalLM', 'DeepseekV3Config', _MOE | dict(
-        num_key_value_heads=4, q_lora_rank=12, kv_lora_rank=16, qk_nope_head_dim=8,
-        qk_rope_head_dim=4, v_head_dim=6, moe_intermediate_size=16, n_shared_experts=1,
-        n_routed_experts=4, num_experts_per_tok=2, n_group=1, topk_group=1,
-        first_k_dense_replace=1)),
+    "GPT-2": ("GPT2LMHeadModel", "GPT2Config", {}),
+    "Llama": ("LlamaForCausalLM", "LlamaConfig", dict(num_key_value_heads=2)),
+    "Mistral": (
+        "MistralForCausalLM",
+        "MistralConfig",
+        dict(num_key_value_heads=1, sliding_window=5),
+    ),
+    "Qwen2": ("Qwen2ForCausalLM", "Qwen2Config", _QWEN),
+    "Qwen3": (
+        "Qwen3ForCausalLM",
+        "Qwen3Config",
+        _QWEN | dict(head_dim=16, attention_bias=True),
+    ),
+    "Gemma 3": (
+        "Gemma3ForCausalLM",
+        "Gemma3TextConfig",
+        _HYBRID | dict(query_pre_attn_scalar=24),
+    ),
+    "gpt-oss": (
+        "GptOssForCausalLM",
+        "GptOssConfig",
+        _HYBRID
+        | _MOE
+        | dict(
+            num_local_experts=2,
+            num_experts_per_tok=1,
+            attn_implementation="eager",
+            rope_parameters=dict(rope_type="default", rope_theta=1e4),
+        ),
+    ),
+    "DeepSeek-V3": (
+        "DeepseekV3ForCausalLM",
+        "DeepseekV3Config",
+        _MOE
+        | dict(
+            num_key_value_heads=4,
+            q_lora_rank=12,
+            kv_lora_rank=16,
+            qk_nope_head_dim=8,
+            qk_rope_head_dim=4,
+            v_head_dim=6,
+            moe_intermediate_size=16,
+            n_shared_experts=1,
+            n_routed_experts=4,
+            num_experts_per_tok=2,
+            n_group=1,
+            topk_group=1,
+            first_k_dense_replace=1,
+        ),
+    ),
 }
 
 # %% ../nbs/16b_hf_matrix.ipynb #d3f4caf7
-def tiny_config(family:str, # one of `FAMILIES`
-               ) -> tuple: # (the transformers model class, its config)
+def tiny_config(
+    family: str,  # one of `FAMILIES`
+) -> tuple:  # (the transformers model class, its config)
     """The class and config of a tiny `family` model (the settings above; a pattern is
     its family's config with its changes; Gemma 3's multimodal model holds a one-layer
     SigLIP tower around Gemma 3's config).
@@ -68,22 +134,37 @@ def tiny_config(family:str, # one of `FAMILIES`
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     import transformers as tf
+
     base, changes = PATTERNS.get(family, (family, {}))
     model, config, settings = _SETTINGS[base]
     cls, cfg = getattr(tf, model), getattr(tf, config)(**(_SHARED | settings | changes))
-    if family != 'Gemma 3 multimodal': return cls, cfg
-    vision = tf.SiglipVisionConfig(hidden_size=16, intermediate_size=32, image_size=28,
-                                   num_hidden_layers=1, num_attention_heads=2,
-                                   patch_size=14)
+    if family != "Gemma 3 multimodal":
+        return cls, cfg
+    vision = tf.SiglipVisionConfig(
+        hidden_size=16,
+        intermediate_size=32,
+        image_size=28,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        patch_size=14,
+    )
     return tf.Gemma3ForConditionalGeneration, tf.Gemma3Config(
-        text_config=cfg.to_dict(), vision_config=vision.to_dict(),
-        mm_tokens_per_image=4, image_token_index=99, boi_token_index=97,
-        eoi_token_index=98, pad_token_id=0, attn_implementation='sdpa')
+        text_config=cfg.to_dict(),
+        vision_config=vision.to_dict(),
+        mm_tokens_per_image=4,
+        image_token_index=99,
+        boi_token_index=97,
+        eoi_token_index=98,
+        pad_token_id=0,
+        attn_implementation="sdpa",
+    )
 
-def tiny_model(family:str, # one of `FAMILIES`
-               dtype:torch.dtype=torch.float64, # the model's dtype
-               **changes, # attributes of its (text) config, set before building
-              ) -> torch.nn.Module: # the model, in eval mode
+
+def tiny_model(
+    family: str,  # one of `FAMILIES`
+    dtype: torch.dtype = torch.float64,  # the model's dtype
+    **changes,  # attributes of its (text) config, set before building
+) -> torch.nn.Module:  # the model, in eval mode
     """A tiny `family` model from `tiny_config`, random weights (seed 1; the caller's
     random state kept), in `dtype` and eval mode; QK-norm weights (Qwen3: around 1;
     Gemma 3: around 0, as it adds 1), DeepSeek-V3's latent norms and gpt-oss's sinks
@@ -94,135 +175,174 @@ def tiny_model(family:str, # one of `FAMILIES`
     """
     cls, cfg = tiny_config(family)
     text = cfg.get_text_config(decoder=True)
-    for k, v in changes.items(): setattr(text, k, v)
+    for k, v in changes.items():
+        setattr(text, k, v)
     with torch.random.fork_rng():
         torch.manual_seed(1)
         m = cls(cfg).to(dtype).eval()
         with torch.no_grad():
             for n, w in m.named_parameters():
-                if n.endswith(('q_norm.weight', 'k_norm.weight')):
-                    w.copy_(0.5 * torch.randn_like(w) + (text.model_type == 'qwen3'))
-                if n.endswith(('q_a_layernorm.weight', 'kv_a_layernorm.weight')):
+                if n.endswith(("q_norm.weight", "k_norm.weight")):
+                    w.copy_(0.5 * torch.randn_like(w) + (text.model_type == "qwen3"))
+                if n.endswith(("q_a_layernorm.weight", "kv_a_layernorm.weight")):
                     w.copy_(0.5 * torch.randn_like(w) + 1)
-                if n.endswith('sinks'): w.copy_(torch.randn_like(w))
+                if n.endswith("sinks"):
+                    w.copy_(torch.randn_like(w))
     return m
 
 # %% ../nbs/16b_hf_matrix.ipynb #d701c2ee
 AXES = {
-    'family': FAMILIES,
-    'cache': ('none',       # use_cache=False: every call computes every key
-              'dynamic',    # DynamicCache (sliding layers where the family slides)
-              'static'),    # StaticCache of 32 slots (idem): compiled generation's
-    'padding': ('none',     # three full rows of 12 tokens, no attention_mask
-                'left',     # rows of 12, 7 and 4 real tokens, pads before them
-                'right',    # the same rows, pads after them
-                'early'),   # full rows, and row 1 stops early (below)
-    'mode': ('logits',      # every position's logits, pads included, over three calls
-             'loss',        # loss (pads' labels -100), every parameter's gradient
-             'greedy', 'sample', 'beams',  # generate: greedy, seeded sampling, 2 beams
-             'lookup',      # prompt lookup decoding (prompt_lookup_num_tokens=3)
-             'continue',    # generate, then again from the past_key_values returned
-             'compiled'),   # torch.compile(model): the prompt, then one more token
-    'dtype': ('float64',    # equal to the original to float64's rounding
-              'bfloat16'),  # no further from the float64 truth than the original
+    "family": FAMILIES,
+    "cache": (
+        "none",  # use_cache=False: every call computes every key
+        "dynamic",  # DynamicCache (sliding layers where the family slides)
+        "static",
+    ),  # StaticCache of 32 slots (idem): compiled generation's
+    "padding": (
+        "none",  # three full rows of 12 tokens, no attention_mask
+        "left",  # rows of 12, 7 and 4 real tokens, pads before them
+        "right",  # the same rows, pads after them
+        "early",
+    ),  # full rows, and row 1 stops early (below)
+    "mode": (
+        "logits",  # every position's logits, pads included, over three calls
+        "loss",  # loss (pads' labels -100), every parameter's gradient
+        "greedy",
+        "sample",
+        "beams",  # generate: greedy, seeded sampling, 2 beams
+        "lookup",  # prompt lookup decoding (prompt_lookup_num_tokens=3)
+        "continue",  # generate, then again from the past_key_values returned
+        "compiled",
+    ),  # torch.compile(model): the prompt, then one more token
+    "dtype": (
+        "float64",  # equal to the original to float64's rounding
+        "bfloat16",
+    ),  # no further from the float64 truth than the original
 }
+
 
 @dataclass(frozen=True)
 class Cell:
     "One value of each axis of `AXES`."
-    family:str # one of AXES['family']
-    cache:str # one of AXES['cache']
-    padding:str # one of AXES['padding']
-    mode:str # one of AXES['mode']
-    dtype:str # one of AXES['dtype']
+
+    family: str  # one of AXES['family']
+    cache: str  # one of AXES['cache']
+    padding: str  # one of AXES['padding']
+    mode: str  # one of AXES['mode']
+    dtype: str  # one of AXES['dtype']
 
     def __post_init__(self):
         for axis, value in asdict(self).items():
             if value not in AXES[axis]:
                 raise ValueError(f"{axis} must be one of {AXES[axis]}, got {value!r}")
 
-def cells() -> list: # every `Cell` of `AXES`, in the axes' order
+
+def cells() -> list:  # every `Cell` of `AXES`, in the axes' order
     "The whole matrix: every combination of the axes' values."
     return [Cell(*values) for values in itertools.product(*AXES.values())]
 
 # %% ../nbs/16b_hf_matrix.ipynb #67a7a728
 @functools.lru_cache
-def _slides(family:str) -> bool:
+def _slides(family: str) -> bool:
     "Whether transformers' static cache for `family` holds a sliding-window layer."
     from transformers import StaticCache
+
     cfg = tiny_config(family)[1].get_text_config(decoder=True)
     return any(l.is_sliding for l in StaticCache(config=cfg, max_cache_len=32).layers)
 
-def not_applicable(cell:Cell, # the cell to judge
-                  ) -> str|None: # why it cannot run, or None
+
+def not_applicable(
+    cell: Cell,  # the cell to judge
+) -> str | None:  # why it cannot run, or None
     "Why `cell` cannot run, by a rule over its values; None for a cell that runs."
-    if cell.cache == 'none' and cell.mode == 'continue':
-        return ("continuing needs the past_key_values of a cached generate; "
-                "with use_cache=False it returns none")
-    if cell.cache == 'none' and cell.mode == 'lookup':
+    if cell.cache == "none" and cell.mode == "continue":
+        return (
+            "continuing needs the past_key_values of a cached generate; "
+            "with use_cache=False it returns none"
+        )
+    if cell.cache == "none" and cell.mode == "lookup":
         return "transformers' assisted decoding refuses use_cache=False"
-    if cell.cache == 'static' and cell.mode == 'lookup' and _slides(cell.family):
-        return ("transformers' assisted decoding crops the cache after each draft and "
-                "refuses a static cache's sliding-window layers, which cannot crop")
+    if cell.cache == "static" and cell.mode == "lookup" and _slides(cell.family):
+        return (
+            "transformers' assisted decoding crops the cache after each draft and "
+            "refuses a static cache's sliding-window layers, which cannot crop"
+        )
     return None
 
 # %% ../nbs/16b_hf_matrix.ipynb #f6916551
 PROMPT, NEW, PAD, SLOTS = 12, 8, 0, 32  # prompt, new tokens, pad id, static cache slots
-_LENGTHS = (12, 7, 4)                   # real tokens of the rows, padded left or right
+_LENGTHS = (12, 7, 4)  # real tokens of the rows, padded left or right
 
-def _tokens(seed:int=0) -> tuple:
+
+def _tokens(seed: int = 0) -> tuple:
     "Prompts [3, 12] (6 random tokens twice) and 3 more tokens [3, 3], from `seed`."
     g = torch.Generator().manual_seed(seed)
     half = torch.randint(3, 97, (3, PROMPT // 2), generator=g)
     return torch.cat([half, half], 1), torch.randint(3, 97, (3, 3), generator=g)
 
-def _prompt(padding:str, ids:torch.Tensor, driven:bool=True) -> tuple:
+
+def _prompt(padding: str, ids: torch.Tensor, driven: bool = True) -> tuple:
     "(ids, mask or None) of the prompts; `driven`: the page, not generate, calls."
-    if padding == 'none' or (padding == 'early' and not driven): return ids, None
-    if padding == 'early':
-        mask = torch.ones_like(ids); mask[1, 8:] = 0     # row 1 stops after 8 tokens
+    if padding == "none" or (padding == "early" and not driven):
+        return ids, None
+    if padding == "early":
+        mask = torch.ones_like(ids)
+        mask[1, 8:] = 0  # row 1 stops after 8 tokens
         return ids.masked_fill(mask == 0, PAD), mask
     at = torch.arange(PROMPT)
-    mask = torch.stack([at >= PROMPT - n if padding == 'left' else at < n
-                        for n in _LENGTHS]).long()
+    mask = torch.stack(
+        [at >= PROMPT - n if padding == "left" else at < n for n in _LENGTHS]
+    ).long()
     out = torch.full_like(ids, PAD)
-    for row, n in enumerate(_LENGTHS): out[row, mask[row].bool()] = ids[row, :n]
+    for row, n in enumerate(_LENGTHS):
+        out[row, mask[row].bool()] = ids[row, :n]
     return out, mask
 
 # %% ../nbs/16b_hf_matrix.ipynb #d3a55ef3
-_WAYS = {'greedy': dict(do_sample=False), 'sample': dict(do_sample=True, top_k=0),
-         'beams': dict(num_beams=2, do_sample=False),
-         'lookup': dict(do_sample=False, prompt_lookup_num_tokens=3),
-         'continue': dict(do_sample=False)}
-GENERATE = tuple(_WAYS)   # the modes model.generate drives
+_WAYS = {
+    "greedy": dict(do_sample=False),
+    "sample": dict(do_sample=True, top_k=0),
+    "beams": dict(num_beams=2, do_sample=False),
+    "lookup": dict(do_sample=False, prompt_lookup_num_tokens=3),
+    "continue": dict(do_sample=False),
+}
+GENERATE = tuple(_WAYS)  # the modes model.generate drives
 
-def _new_cache(kind:str, model):
+
+def _new_cache(kind: str, model):
     "A new cache of `kind` for `model`'s (text) config; None for 'none'."
     import transformers as tf
-    cfg = model.config.get_text_config(decoder=True)
-    if kind == 'dynamic': return tf.DynamicCache(config=cfg)
-    return tf.StaticCache(config=cfg, max_cache_len=SLOTS) if kind == 'static' else None
 
-def _calls(cell:Cell, ids, more) -> list:
+    cfg = model.config.get_text_config(decoder=True)
+    if kind == "dynamic":
+        return tf.DynamicCache(config=cfg)
+    return tf.StaticCache(config=cfg, max_cache_len=SLOTS) if kind == "static" else None
+
+
+def _calls(cell: Cell, ids, more) -> list:
     "The (ids, mask) of each call of a forward mode: the prompt, then more tokens."
     ids, mask = _prompt(cell.padding, ids)
     out = [(ids, mask)]
-    for step in [more[:, :2], more[:, 2:]] if cell.mode == 'logits' else [more[:, 2:]]:
+    for step in [more[:, :2], more[:, 2:]] if cell.mode == "logits" else [more[:, 2:]]:
         keep = torch.ones_like(step)
-        if cell.padding == 'early': keep[1] = 0            # row 1 stays masked
+        if cell.padding == "early":
+            keep[1] = 0  # row 1 stays masked
         mask = None if mask is None else torch.cat([mask, keep], 1)
         out.append((step.masked_fill(keep == 0, PAD), mask))
     return out
 
-def _forward(model, cell:Cell, calls:list) -> dict:
+
+def _forward(model, cell: Cell, calls: list) -> dict:
     "Each call's logits through a new cache of the cell's kind; without one, one call."
-    if cell.cache == 'none':
+    if cell.cache == "none":
         ids = torch.cat([i for i, _ in calls], 1)
         out = model(ids, attention_mask=calls[-1][1], use_cache=False)
-        return {'logits': out.logits}
+        return {"logits": out.logits}
     cache = _new_cache(cell.cache, model)
-    return {f'logits, call {n}': model(i, attention_mask=m, cache=cache).logits
-            for n, (i, m) in enumerate(calls)}
+    return {
+        f"logits, call {n}": model(i, attention_mask=m, cache=cache).logits
+        for n, (i, m) in enumerate(calls)
+    }
 
 # %% ../nbs/16b_hf_matrix.ipynb #39a73937
 def _param_names(model) -> list:
@@ -233,158 +353,200 @@ def _param_names(model) -> list:
     first = next(n for n in names if sd[n] is emb)
     return [first] + [n for n in names if sd[n] is not emb]
 
-def _loss(model, cell:Cell, ids, names:list) -> dict:
+
+def _loss(model, cell: Cell, ids, names: list) -> dict:
     "Logits, loss and every parameter's gradient, by the original layout's `names`."
     ids, mask = _prompt(cell.padding, ids)
     labels = ids if mask is None else ids.masked_fill(mask == 0, -100)
-    kw = (dict(use_cache=False) if cell.cache == 'none' else
-          dict(cache=_new_cache(cell.cache, model)))
+    kw = (
+        dict(use_cache=False)
+        if cell.cache == "none"
+        else dict(cache=_new_cache(cell.cache, model))
+    )
     model.zero_grad(set_to_none=True)
     out = model(ids, attention_mask=mask, labels=labels, **kw)
     out.loss.backward()
-    grads = copy.deepcopy(model)      # its state_dict: the original's names and layout
+    grads = copy.deepcopy(model)  # its state_dict: the original's names and layout
     with torch.no_grad():
         for p, g in zip(model.parameters(), grads.parameters()):
             g.copy_(torch.zeros_like(p) if p.grad is None else p.grad)
     model.zero_grad(set_to_none=True)
     sd = grads.state_dict()
-    return {'logits': out.logits.detach(), 'loss': out.loss.detach()} | {
-        f'gradient of {n}': sd[n] for n in names}
+    return {"logits": out.logits.detach(), "loss": out.loss.detach()} | {
+        f"gradient of {n}": sd[n] for n in names
+    }
 
 # %% ../nbs/16b_hf_matrix.ipynb #5806df3b
-def _generate(model, cell:Cell, ids, mask, eos, new:int=NEW, **kw):
+def _generate(model, cell: Cell, ids, mask, eos, new: int = NEW, **kw):
     "model.generate the cell's way, seeded (the caller's random state kept)."
     with torch.random.fork_rng():
         torch.manual_seed(5)
-        return model.generate(ids, attention_mask=mask, max_new_tokens=new,
-                              eos_token_id=eos, pad_token_id=PAD, output_logits=True,
-                              output_scores=True, return_dict_in_generate=True,
-                              **(_WAYS[cell.mode] | kw))
+        return model.generate(
+            ids,
+            attention_mask=mask,
+            max_new_tokens=new,
+            eos_token_id=eos,
+            pad_token_id=PAD,
+            output_logits=True,
+            output_scores=True,
+            return_dict_in_generate=True,
+            **(_WAYS[cell.mode] | kw),
+        )
 
-def _generations(model, cell:Cell, ids, eos=None) -> list:
+
+def _generations(model, cell: Cell, ids, eos=None) -> list:
     "[(output, ids, mask)] of each generate call the mode makes."
     ids, mask = _prompt(cell.padding, ids, driven=False)
-    kw = dict(use_cache=False) if cell.cache == 'none' else dict(
-        cache_implementation=cell.cache) | (
-        dict(max_cache_len=SLOTS) if cell.cache == 'static' else {})
-    if cell.mode == 'lookup':            # transformers' assisted decoding: one row
+    kw = (
+        dict(use_cache=False)
+        if cell.cache == "none"
+        else dict(cache_implementation=cell.cache)
+        | (dict(max_cache_len=SLOTS) if cell.cache == "static" else {})
+    )
+    if cell.mode == "lookup":  # transformers' assisted decoding: one row
         ids, mask = ids[1:2], None if mask is None else mask[1:2]
-    if cell.mode != 'continue':
+    if cell.mode != "continue":
         return [(_generate(model, cell, ids, mask, eos, **kw), ids, mask)]
     first = _generate(model, cell, ids, mask, eos, NEW // 2, **kw)
-    new = first.sequences[:, ids.shape[1]:]
-    ended = torch.zeros_like(new, dtype=torch.bool)        # after a row's eos: pads
-    if eos is not None: ended[:, 1:] = (new == eos).cumsum(1)[:, :-1] > 0
-    grown = torch.cat([torch.ones_like(ids) if mask is None else mask,
-                       (~ended).long()], 1)
-    second = _generate(model, cell, first.sequences, grown, eos, NEW // 2,
-                       cache=first.past_key_values)
+    new = first.sequences[:, ids.shape[1] :]
+    ended = torch.zeros_like(new, dtype=torch.bool)  # after a row's eos: pads
+    if eos is not None:
+        ended[:, 1:] = (new == eos).cumsum(1)[:, :-1] > 0
+    grown = torch.cat(
+        [torch.ones_like(ids) if mask is None else mask, (~ended).long()], 1
+    )
+    second = _generate(
+        model, cell, first.sequences, grown, eos, NEW // 2, cache=first.past_key_values
+    )
     return [(first, ids, mask), (second, first.sequences, grown)]
 
-def _eos(model, cell:Cell, ids) -> int:
+
+def _eos(model, cell: Cell, ids) -> int:
     "The token row 1 gets third from `model` without an eos: padding 'early''s eos."
     out, start, _ = _generations(model, cell, ids)[0]
-    return int(out.sequences[0 if cell.mode == 'lookup' else 1, start.shape[1] + 2])
+    return int(out.sequences[0 if cell.mode == "lookup" else 1, start.shape[1] + 2])
 
 # %% ../nbs/16b_hf_matrix.ipynb #2b7fab6e
-ULPS = {'forward': 8, 'gradient': 64}  # float64: ulps at the quantity's scale
-BF16 = dict(ratio=1.25, units=2.0)    # err_swapped <= ratio * err_orig + units * unit
+ULPS = {"forward": 8, "gradient": 64}  # float64: ulps at the quantity's scale
+BF16 = dict(ratio=1.25, units=2.0)  # err_swapped <= ratio * err_orig + units * unit
 
-def _ulps(a:torch.Tensor, b:torch.Tensor) -> tuple:
+
+def _ulps(a: torch.Tensor, b: torch.Tensor) -> tuple:
     "(max |a - b|, it in ulps of float64 at a's scale); integers (tokens): 0 or inf."
-    inf = float('inf')
-    if a.shape != b.shape: return inf, inf
-    if not a.is_floating_point(): return (0.0, 0.0) if torch.equal(a, b) else (inf, inf)
+    inf = float("inf")
+    if a.shape != b.shape:
+        return inf, inf
+    if not a.is_floating_point():
+        return (0.0, 0.0) if torch.equal(a, b) else (inf, inf)
     d, scale = (a - b).abs().max().item(), a.abs().max().item()
-    if not scale: return d, 0.0 if not d else inf
+    if not scale:
+        return d, 0.0 if not d else inf
     return d, d / (torch.finfo(torch.float64).eps * scale)
 
-def _judge64(a:dict, b:dict) -> tuple:
+
+def _judge64(a: dict, b: dict) -> tuple:
     "(passed, worst, differences) of the original's quantities `a`, the swapped's `b`."
     diffs = {k: _ulps(a[k], b[k]) for k in a}
-    ok = all(u <= ULPS['gradient' if k.startswith('gradient') else 'forward']
-             for k, (_, u) in diffs.items())
+    ok = all(
+        u <= ULPS["gradient" if k.startswith("gradient") else "forward"]
+        for k, (_, u) in diffs.items()
+    )
     what = max(diffs, key=lambda k: diffs[k][1])
     return ok, dict(what=what, abs=diffs[what][0], ulps=diffs[what][1]), diffs
 
-def _judge16(a:dict, b:dict) -> tuple:
+
+def _judge16(a: dict, b: dict) -> tuple:
     "(passed, worst, errors) of {quantity: (value, truth)}: original `a`, swapped `b`."
     errs = {}
     for k in a:
         (o, to), (s, ts) = a[k], b[k]
         unit = torch.finfo(torch.bfloat16).eps * to.abs().max().item()
         eo, es = ((x.double() - t).abs().max().item() for x, t in ((o, to), (s, ts)))
-        bound = BF16['ratio'] * eo + BF16['units'] * unit
-        used = es / bound if bound else (0.0 if not es else float('inf'))
+        bound = BF16["ratio"] * eo + BF16["units"] * unit
+        used = es / bound if bound else (0.0 if not es else float("inf"))
         errs[k] = dict(original=eo, swapped=es, unit=unit, used=used)
-    what = max(errs, key=lambda k: errs[k]['used'])
-    ok = all(e['used'] <= 1 for e in errs.values())
+    what = max(errs, key=lambda k: errs[k]["used"])
+    ok = all(e["used"] <= 1 for e in errs.values())
     return ok, dict(what=what, **errs[what]), errs
 
 # %% ../nbs/16b_hf_matrix.ipynb #922fb8ac
-def _generated(outs:list, mode:str) -> dict:
+def _generated(outs: list, mode: str) -> dict:
     "What generate calls return, by name: tokens, step logits (beams: scores too)."
     q = {}
     for n, (o, _, _) in enumerate(outs):
-        q[f'tokens, call {n}'] = o.sequences
-        q[f'logits, call {n}'] = torch.stack(o.logits, 1)
-        if mode == 'beams': q[f'sequence scores, call {n}'] = o.sequences_scores
+        q[f"tokens, call {n}"] = o.sequences
+        q[f"logits, call {n}"] = torch.stack(o.logits, 1)
+        if mode == "beams":
+            q[f"sequence scores, call {n}"] = o.sequences_scores
     return q
 
-def _against_truth(truth, model, outs:list, mode:str) -> dict:
+
+def _against_truth(truth, model, outs: list, mode: str) -> dict:
     "{quantity: (the model's, the truth's)} along the model's own tokens."
     q = {}
     for n, (o, ids, mask) in enumerate(outs):
-        L, new = ids.shape[1], o.sequences[:, ids.shape[1]:]
-        full = torch.cat([torch.ones_like(ids) if mask is None else mask,
-                          torch.ones_like(new)], 1)
+        L, new = ids.shape[1], o.sequences[:, ids.shape[1] :]
+        full = torch.cat(
+            [torch.ones_like(ids) if mask is None else mask, torch.ones_like(new)], 1
+        )
         with torch.no_grad():
             ref = truth(o.sequences, attention_mask=full, use_cache=False).logits
-        ref = ref[:, L - 1:L - 1 + new.shape[1]]
-        if mode != 'beams':
-            q[f'logits, call {n}'] = (torch.stack(o.logits, 1), ref)
+        ref = ref[:, L - 1 : L - 1 + new.shape[1]]
+        if mode != "beams":
+            q[f"logits, call {n}"] = (torch.stack(o.logits, 1), ref)
             continue
         got = model.compute_transition_scores(o.sequences, o.scores, o.beam_indices)
-        live = o.beam_indices[:, :new.shape[1]] >= 0       # the beam's steps, not pads
+        live = o.beam_indices[:, : new.shape[1]] >= 0  # the beam's steps, not pads
         want = ref.log_softmax(-1).gather(-1, new[..., None])[..., 0]
-        q[f'log-probabilities, call {n}'] = (got * live, want * live)
+        q[f"log-probabilities, call {n}"] = (got * live, want * live)
     return q
 
 # %% ../nbs/16b_hf_matrix.ipynb #cc4bd584
 class Models:
     """Each family's original and swapped model per dtype, built on first use and kept;
     the float64 original is also the truth bfloat16 cells are judged by."""
-    def __init__(self): self._pairs = {}
 
-    def pair(self,
-             family:str, # one of `FAMILIES`
-             dtype:str, # 'float64' or 'bfloat16'
-            ) -> tuple: # (original, swapped)
+    def __init__(self):
+        self._pairs = {}
+
+    def pair(
+        self,
+        family: str,  # one of `FAMILIES`
+        dtype: str,  # 'float64' or 'bfloat16'
+    ) -> tuple:  # (original, swapped)
         "The original `family` model in `dtype` and its swapped copy."
         if (family, dtype) not in self._pairs:
-            orig = self.pair(family, 'float64')[0] if dtype != 'float64' else None
-            orig = (tiny_model(family) if orig is None else
-                    copy.deepcopy(orig).to(getattr(torch, dtype)))
+            orig = self.pair(family, "float64")[0] if dtype != "float64" else None
+            orig = (
+                tiny_model(family)
+                if orig is None
+                else copy.deepcopy(orig).to(getattr(torch, dtype))
+            )
             self._pairs[family, dtype] = orig, swap_attention(copy.deepcopy(orig))
         return self._pairs[family, dtype]
 
-def _outputs(model, cell:Cell, ids, more, names, eos=None, backend=None):
+
+def _outputs(model, cell: Cell, ids, more, names, eos=None, backend=None):
     "What the cell's mode returns for `model`, compiled by `backend` if given."
-    if cell.mode in GENERATE: return _generations(model, cell, ids, eos)
-    if cell.mode == 'loss': return _loss(model, cell, ids, names)
+    if cell.mode in GENERATE:
+        return _generations(model, cell, ids, eos)
+    if cell.mode == "loss":
+        return _loss(model, cell, ids, names)
     calls = _calls(cell, ids, more)
     if backend is None:
-        with torch.no_grad(): return _forward(model, cell, calls)
+        with torch.no_grad():
+            return _forward(model, cell, calls)
     limits = dict(recompile_limit=10_000, accumulated_recompile_limit=100_000)
     with torch._dynamo.config.patch(**limits), torch.no_grad():
         return _forward(torch.compile(model, backend=backend), cell, calls)
 
 # %% ../nbs/16b_hf_matrix.ipynb #3faee2ab
-def run_cell(cell:Cell, # the cell to run
-             models:Models|None=None, # the models to reuse (new ones if None)
-             backend:str='eager', # torch.compile's backend for mode 'compiled'
-             seed:int=0, # the prompts' seed
-            ) -> dict: # the cell's axes, 'verdict', 'why', 'worst', 'time_s'
+def run_cell(
+    cell: Cell,  # the cell to run
+    models: Models | None = None,  # the models to reuse (new ones if None)
+    backend: str = "eager",  # torch.compile's backend for mode 'compiled'
+    seed: int = 0,  # the prompts' seed
+) -> dict:  # the cell's axes, 'verdict', 'why', 'worst', 'time_s'
     """Run `cell`: the original and the swapped model the same way, compared in float64
     to the original (`ULPS`), in bfloat16 to the float64 truth (`BF16`). The verdict is
     'pass', 'fail' (the swapped model differs, or raised: `why`), 'error' (the original
@@ -396,31 +558,39 @@ def run_cell(cell:Cell, # the cell to run
     if not isinstance(cell, Cell):
         raise ValueError(f"cell must be a Cell, got {cell!r}")
     t0, rec = time.perf_counter(), asdict(cell)
+
     def done(verdict, why=None, worst=None):
-        return rec | dict(verdict=verdict, why=why, worst=worst,
-                          time_s=round(time.perf_counter() - t0, 3))
+        return rec | dict(
+            verdict=verdict,
+            why=why,
+            worst=worst,
+            time_s=round(time.perf_counter() - t0, 3),
+        )
+
     why = not_applicable(cell)
-    if why: return done('not applicable', why) | {'time_s': 0}
+    if why:
+        return done("not applicable", why) | {"time_s": 0}
     models = models or Models()
     orig, swapped = models.pair(cell.family, cell.dtype)
     ids, more = _tokens(seed)
     names, eos = _param_names(orig), None
-    backend = backend if cell.mode == 'compiled' else None
+    backend = backend if cell.mode == "compiled" else None
     try:
-        if cell.padding == 'early' and cell.mode in GENERATE:
+        if cell.padding == "early" and cell.mode in GENERATE:
             eos = _eos(orig, cell, ids)
         a = _outputs(orig, cell, ids, more, names, eos, backend)
     except Exception as e:
-        return done('error', f"the original raised {type(e).__name__}: {e}")
-    try: b = _outputs(swapped, cell, ids, more, names, eos, backend)
+        return done("error", f"the original raised {type(e).__name__}: {e}")
+    try:
+        b = _outputs(swapped, cell, ids, more, names, eos, backend)
     except Exception as e:
-        return done('fail', f"the swapped model raised {type(e).__name__}: {e}")
-    if cell.dtype == 'float64':
+        return done("fail", f"the swapped model raised {type(e).__name__}: {e}")
+    if cell.dtype == "float64":
         if cell.mode in GENERATE:
             a, b = _generated(a, cell.mode), _generated(b, cell.mode)
         ok, worst, _ = _judge64(a, b)
-        return done('pass' if ok else 'fail', worst=worst)
-    truth = models.pair(cell.family, 'float64')[0]
+        return done("pass" if ok else "fail", worst=worst)
+    truth = models.pair(cell.family, "float64")[0]
     if cell.mode in GENERATE:
         a = _against_truth(truth, orig, a, cell.mode)
         b = _against_truth(truth, swapped, b, cell.mode)
@@ -428,17 +598,20 @@ def run_cell(cell:Cell, # the cell to run
         t = _outputs(truth, cell, ids, more, names)
         a, b = ({k: (v, t[k]) for k, v in x.items()} for x in (a, b))
     ok, worst, _ = _judge16(a, b)
-    return done('pass' if ok else 'fail', worst=worst)
+    return done("pass" if ok else "fail", worst=worst)
 
 # %% ../nbs/16b_hf_matrix.ipynb #86cbac0e
-def _cost(cell:Cell) -> int:
+def _cost(cell: Cell) -> int:
     "A cell's rough cost, to take the cheaper of two that cover as much."
-    if cell.mode != 'compiled': return 1
-    moe = cell.family in ('DeepSeek-V3', 'gpt-oss')
-    return 100 * (1 + (cell.cache != 'none')) * (1 + moe)
+    if cell.mode != "compiled":
+        return 1
+    moe = cell.family in ("DeepSeek-V3", "gpt-oss")
+    return 100 * (1 + (cell.cache != "none")) * (1 + moe)
 
-def pairwise(seed:int=0, # orders the runnable cells before the greedy choice
-            ) -> list: # the sample's cells, in the order chosen
+
+def pairwise(
+    seed: int = 0,  # orders the runnable cells before the greedy choice
+) -> list:  # the sample's cells, in the order chosen
     """A seeded covering array of the runnable cells: every pair of values of two axes
     that a runnable cell holds is held by a cell of the sample (so every value of every
     axis is too). Greedy: each step takes the cell covering the most pairs not yet
@@ -452,17 +625,31 @@ def pairwise(seed:int=0, # orders the runnable cells before the greedy choice
     pool = [c for c in cells() if not_applicable(c) is None]
     random.Random(seed).shuffle(pool)
     index = {}
-    table = torch.tensor([[index.setdefault(p, len(index))
-                           for p in itertools.combinations(asdict(c).items(), 2)]
-                          for c in pool])
+    table = torch.tensor(
+        [
+            [
+                index.setdefault(p, len(index))
+                for p in itertools.combinations(asdict(c).items(), 2)
+            ]
+            for c in pool
+        ]
+    )
     cost = torch.tensor([_cost(c) for c in pool])
     todo, out = torch.ones(len(index), dtype=torch.bool), []
     while todo.any():
         best = int((todo[table].sum(1) * 10_000 - cost).argmax())
-        out.append(pool[best]); todo[table[best]] = False
+        out.append(pool[best])
+        todo[table[best]] = False
     return out
 
 # %% ../nbs/16b_hf_matrix.ipynb #16c6835b
-for _obj in (tiny_config, tiny_model, not_applicable, Models.pair, run_cell,
-             pairwise, Cell):
+for _obj in (
+    tiny_config,
+    tiny_model,
+    not_applicable,
+    Models.pair,
+    run_cell,
+    pairwise,
+    Cell,
+):
     document(_obj, _obj)

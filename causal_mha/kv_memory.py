@@ -11,41 +11,49 @@ from .ground import check_int, check_heads
 __all__ = ['kv_cache_bytes']
 
 # %% ../nbs/14_beyond.ipynb #a8c47683
-def _split_layers(n_layers:int, # layers in all
-                  sliding_ratio:tuple, # (a, b): a sliding then b full layers per block
-                 ) -> tuple: # (sliding, full) layer counts
+def _split_layers(
+    n_layers: int,  # layers in all
+    sliding_ratio: tuple,  # (a, b): a sliding then b full layers per block
+) -> tuple:  # (sliding, full) layer counts
     """Count the sliding and full layers: whole blocks of `a + b` layers, `a` sliding
     ones then `b` full ones, and a partial block starting with sliding ones."""
     a, b = sliding_ratio
     blocks, rest = divmod(n_layers, a + b)
     return blocks * a + min(a, rest), blocks * b + max(0, rest - a)
 
+
 def _check_ratio(sliding_ratio) -> tuple:
     """Return `sliding_ratio` as a pair of ints (a, b) >= 0 with a + b >= 1, or raise a
     `ValueError` naming it."""
-    msg = ("sliding_ratio must be a pair (sliding, full) of ints >= 0, not both 0, "
-           f"e.g. (5, 1); got {sliding_ratio!r}")
+    msg = (
+        "sliding_ratio must be a pair (sliding, full) of ints >= 0, not both 0, "
+        f"e.g. (5, 1); got {sliding_ratio!r}"
+    )
     if not isinstance(sliding_ratio, (tuple, list)) or len(sliding_ratio) != 2:
         raise ValueError(msg)
-    try: a, b = (check_int('sliding_ratio', v, 0) for v in sliding_ratio)
-    except ValueError: raise ValueError(msg) from None
-    if a + b == 0: raise ValueError(msg)
+    try:
+        a, b = (check_int("sliding_ratio", v, 0) for v in sliding_ratio)
+    except ValueError:
+        raise ValueError(msg) from None
+    if a + b == 0:
+        raise ValueError(msg)
     return a, b
 
 # %% ../nbs/14_beyond.ipynb #7e3c29ff
-def kv_cache_bytes(*,
-                   context_length:int, # positions of each sequence
-                   batch_size:int=1, # sequences decoded together
-                   d_model:int, # D, the model's width
-                   n_heads:int, # H, query heads
-                   n_kv_heads:int|None=None, # key/value heads, dividing H
-                   head_dim:int|None=None, # d, the width of a key/value head
-                   latent_dim:int|None=None, # MLA: numbers cached per position
-                   n_layers:int=1, # attention layers, each with its own cache
-                   window:int|None=None, # sliding window W
-                   sliding_ratio:tuple|None=None, # (a, b): a sliding, b full layers
-                   dtype:torch.dtype=torch.float32, # dtype of what is cached
-                  ) -> int: # bytes of the keys and values that all layers hold
+def kv_cache_bytes(
+    *,
+    context_length: int,  # positions of each sequence
+    batch_size: int = 1,  # sequences decoded together
+    d_model: int,  # D, the model's width
+    n_heads: int,  # H, query heads
+    n_kv_heads: int | None = None,  # key/value heads, dividing H
+    head_dim: int | None = None,  # d, the width of a key/value head
+    latent_dim: int | None = None,  # MLA: numbers cached per position
+    n_layers: int = 1,  # attention layers, each with its own cache
+    window: int | None = None,  # sliding window W
+    sliding_ratio: tuple | None = None,  # (a, b): a sliding, b full layers
+    dtype: torch.dtype = torch.float32,  # dtype of what is cached
+) -> int:  # bytes of the keys and values that all layers hold
     """Bytes of the keys and values a decoder caches at `context_length`:
     `2·B·positions·Hkv·d·element size` per layer.
 
@@ -98,39 +106,55 @@ def kv_cache_bytes(*,
             without a `window`.
         TypeError: `dtype` is not a `torch.dtype`.
     """
-    context_length = check_int('context_length', context_length, 1)
-    batch_size = check_int('batch_size', batch_size, 1)
-    n_layers = check_int('n_layers', n_layers, 1)
+    context_length = check_int("context_length", context_length, 1)
+    batch_size = check_int("batch_size", batch_size, 1)
+    n_layers = check_int("n_layers", n_layers, 1)
     if latent_dim is not None:
-        latent_dim = check_int('latent_dim', latent_dim, 1)
-        for name, v in (('n_kv_heads', n_kv_heads), ('head_dim', head_dim)):
-            if v is not None: raise ValueError(
-                f"{name}={v!r} does not apply with latent_dim={latent_dim}: "
-                "a latent cache holds latent_dim numbers per position, not heads")
-        check_int('d_model', d_model, 1); check_int('n_heads', n_heads, 1)
+        latent_dim = check_int("latent_dim", latent_dim, 1)
+        for name, v in (("n_kv_heads", n_kv_heads), ("head_dim", head_dim)):
+            if v is not None:
+                raise ValueError(
+                    f"{name}={v!r} does not apply with latent_dim={latent_dim}: "
+                    "a latent cache holds latent_dim numbers per position, not heads"
+                )
+        check_int("d_model", d_model, 1)
+        check_int("n_heads", n_heads, 1)
     elif head_dim is None:
         d_model, n_heads = check_heads(d_model, n_heads)
         head_dim = d_model // n_heads
     else:
-        check_int('d_model', d_model, 1)
-        n_heads = check_int('n_heads', n_heads, 1)
-        head_dim = check_int('head_dim', head_dim, 1)
+        check_int("d_model", d_model, 1)
+        n_heads = check_int("n_heads", n_heads, 1)
+        head_dim = check_int("head_dim", head_dim, 1)
     if latent_dim is None:
-        n_kv_heads = (n_heads if n_kv_heads is None
-                      else check_int('n_kv_heads', n_kv_heads, 1))
-        if n_heads % n_kv_heads: raise ValueError(
-            f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
-    if window is not None: window = check_int('window', window, 1)
+        n_kv_heads = (
+            n_heads if n_kv_heads is None else check_int("n_kv_heads", n_kv_heads, 1)
+        )
+        if n_heads % n_kv_heads:
+            raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
+    if window is not None:
+        window = check_int("window", window, 1)
     if sliding_ratio is not None:
-        if window is None: raise ValueError(
-            f"sliding_ratio={sliding_ratio!r} needs a window: give window=W")
+        if window is None:
+            raise ValueError(
+                f"sliding_ratio={sliding_ratio!r} needs a window: give window=W"
+            )
         sliding_ratio = _check_ratio(sliding_ratio)
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype, got {dtype!r}")
-    per_position = batch_size * dtype.itemsize * (                        # one layer
-        latent_dim if latent_dim is not None else 2 * n_kv_heads * head_dim)
-    if window is None: return n_layers * context_length * per_position
-    n_slide, n_full = ((n_layers, 0) if sliding_ratio is None
-                       else _split_layers(n_layers, sliding_ratio))
+    per_position = (
+        batch_size
+        * dtype.itemsize
+        * (  # one layer
+            latent_dim if latent_dim is not None else 2 * n_kv_heads * head_dim
+        )
+    )
+    if window is None:
+        return n_layers * context_length * per_position
+    n_slide, n_full = (
+        (n_layers, 0)
+        if sliding_ratio is None
+        else _split_layers(n_layers, sliding_ratio)
+    )
     held = n_slide * min(context_length, window) + n_full * context_length
     return held * per_position

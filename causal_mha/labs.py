@@ -11,9 +11,9 @@ import torch
 from .masks import causal_mask
 from .ground import check_int
 from .weighted import attention
-from .dropout import (MAX_ENTRIES, SUM_TOL, check_weights, check_keep_mask,
-                                 effective_p, dropout_row, enumerate_dropout,
-                                 dropout_expectation)
+from .dropout import MAX_ENTRIES, SUM_TOL, check_weights, check_keep_mask
+from .dropout import effective_p, dropout_row, enumerate_dropout
+from .dropout import dropout_expectation
 from .multihead import layouts, stage_names, track_element
 
 # %% auto #0
@@ -24,87 +24,115 @@ __all__ = ['LAB_NAMES', 'LabInputError', 'fmt', 'parse_matrix', 'attention_lab',
 class LabInputError(ValueError):
     """A lab input the page refuses: `str(err)` is the message it shows, `err.field` the
     id of the field it shows it beside."""
-    def __init__(self, field:str, # the page's field id, e.g. 'q', 'weights', 'D'
-                 message:str): # the exact text the page shows
-        super().__init__(message); self.field = field
+
+    def __init__(
+        self,
+        field: str,  # the page's field id, e.g. 'q', 'weights', 'D'
+        message: str,
+    ):  # the exact text the page shows
+        super().__init__(message)
+        self.field = field
 
 # %% ../nbs/10_labs.ipynb #6437a1ac
-def fmt(x:float, # value to show
-        decimals:int=4, # digits after the point
-       ) -> str: # the text the lab pages show for `x`
+def fmt(
+    x: float,  # value to show
+    decimals: int = 4,  # digits after the point
+) -> str:  # the text the lab pages show for `x`
     """The pages' display of a number: fixed decimals, no negative zero, `−∞` for a
     masked score."""
-    check_int('decimals', decimals, 0)
+    check_int("decimals", decimals, 0)
     try:
-        if isinstance(x, (str, bytes, bool)): raise TypeError
+        if isinstance(x, (str, bytes, bool)):
+            raise TypeError
         x = float(x)
     except (TypeError, ValueError, RuntimeError):
-        raise TypeError(f"x must be a number (int, float or one-element tensor), "
-                        f"got {x!r}") from None
-    if x == -math.inf: return '−∞'
-    if x == math.inf: return '∞'
+        raise TypeError(
+            f"x must be a number (int, float or one-element tensor), got {x!r}"
+        ) from None
+    if x == -math.inf:
+        return "−∞"
+    if x == math.inf:
+        return "∞"
     s = f"{x:.{decimals}f}"
-    return s[1:] if re.fullmatch(r'-0(\.0*)?', s) else s
+    return s[1:] if re.fullmatch(r"-0(\.0*)?", s) else s
 
 # %% ../nbs/10_labs.ipynb #a365bf2a
 # the attention lab: at most 4 x 4, values in -100..100 (the page receives them)
 MAX_SIDE, VALUE_RANGE = 4, (-100, 100)
 
 # %% ../nbs/10_labs.ipynb #398c9b9f
-_NUM = re.compile(r'[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?')
+_NUM = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
 
 def _as_text(x, name):
     """Text as is; a list of rows (or a row) of numbers written as the text a reader
     would type."""
-    if isinstance(x, str): return x
-    if hasattr(x, 'tolist'): x = x.tolist()
+    if isinstance(x, str):
+        return x
+    if hasattr(x, "tolist"):
+        x = x.tolist()
     if not isinstance(x, (list, tuple)):
-        raise LabInputError(name.lower(), f"{name} must be text or a list of rows, "
-                                          f"got {type(x).__name__}")
+        raise LabInputError(
+            name.lower(),
+            f"{name} must be text or a list of rows, got {type(x).__name__}",
+        )
     rows = x if all(isinstance(r, (list, tuple)) for r in x) else [x]
-    return '\n'.join(' '.join(str(v) for v in r) for r in rows)
+    return "\n".join(" ".join(str(v) for v in r) for r in rows)
 
-def _tokens(row:str):
+
+def _tokens(row: str):
     "Split one row into its values: commas (with spaces around them) or runs of spaces."
-    return re.split(r'\s*,\s*|\s+', row)
+    return re.split(r"\s*,\s*|\s+", row)
 
-def parse_matrix(text, # the typed text, or a list of rows of numbers
-                 name:str='Q', # 'Q', 'K' or 'V': used in messages
-                 field:str|None=None, # the page's field id (default: `name` lowered)
-                ) -> list: # list of rows of floats
+
+def parse_matrix(
+    text,  # the typed text, or a list of rows of numbers
+    name: str = "Q",  # 'Q', 'K' or 'V': used in messages
+    field: str | None = None,  # the page's field id (default: `name` lowered)
+) -> list:  # list of rows of floats
     """Parse the attention lab's matrix text exactly as the page does, with the page's
     messages. Returns at most `MAX_SIDE` rows of at most `MAX_SIDE` floats, values in
     `VALUE_RANGE`; raises `LabInputError` otherwise."""
     field = field or name.lower()
-    text = _as_text(text, name).replace('\u2212', '-')
-    rows = [r.strip() for r in re.split(r'[\r\n;]', text)]
+    text = _as_text(text, name).replace("\u2212", "-")
+    rows = [r.strip() for r in re.split(r"[\r\n;]", text)]
     rows = [r for r in rows if r]
     if not rows:
         raise LabInputError(field, f"{name} is empty: enter one row per position")
     if len(rows) > MAX_SIDE:
-        raise LabInputError(field, f"{name} has {len(rows)} rows; "
-                                   f"at most {MAX_SIDE} are allowed")
+        raise LabInputError(
+            field, f"{name} has {len(rows)} rows; at most {MAX_SIDE} are allowed"
+        )
     out = []
     for i, r in enumerate(rows):
         row = []
         for t in _tokens(r):
-            if t == '':
-                raise LabInputError(field, f"{name} row {i}: empty value "
-                                           "(check the commas)")
+            if t == "":
+                raise LabInputError(
+                    field, f"{name} row {i}: empty value (check the commas)"
+                )
             if not _NUM.fullmatch(t):
                 raise LabInputError(field, f'{name} row {i}: "{t}" is not a number')
             v = float(t)
             if not VALUE_RANGE[0] <= v <= VALUE_RANGE[1]:
-                raise LabInputError(field, f"{name} row {i}: {t} is outside "
-                                           f"{VALUE_RANGE[0]}..{VALUE_RANGE[1]}")
+                raise LabInputError(
+                    field,
+                    f"{name} row {i}: {t} is outside "
+                    f"{VALUE_RANGE[0]}..{VALUE_RANGE[1]}",
+                )
             row.append(v)
         if len(row) > MAX_SIDE:
-            raise LabInputError(field, f"{name} row {i} has {len(row)} values; "
-                                       f"at most {MAX_SIDE} are allowed")
+            raise LabInputError(
+                field,
+                f"{name} row {i} has {len(row)} values; at most {MAX_SIDE} are allowed",
+            )
         if i and len(row) != len(out[0]):
-            raise LabInputError(field, f"{name} rows must have equal lengths: "
-                                       f"row 0 has {len(out[0])} values, "
-                                       f"row {i} has {len(row)}")
+            raise LabInputError(
+                field,
+                f"{name} rows must have equal lengths: "
+                f"row 0 has {len(out[0])} values, "
+                f"row {i} has {len(row)}",
+            )
         out.append(row)
     return out
 
@@ -113,323 +141,464 @@ def _check_flag(name, v):
     if not isinstance(v, bool):
         raise LabInputError(name, f"{name} must be True or False, got {v!r}")
 
+
 def _attention_shapes(Q, K, V, causal):
     "The cross-field checks of the attention lab, in the page's order."
     if len(K[0]) != len(Q[0]):
-        raise LabInputError('k', f"K must have as many columns as Q (d_k): "
-                                 f"Q has {len(Q[0])}, K has {len(K[0])}")
+        raise LabInputError(
+            "k",
+            f"K must have as many columns as Q (d_k): "
+            f"Q has {len(Q[0])}, K has {len(K[0])}",
+        )
     if len(V) != len(K):
-        raise LabInputError('v', f"V must have as many rows as K: "
-                                 f"K has {len(K)}, V has {len(V)}")
+        raise LabInputError(
+            "v", f"V must have as many rows as K: K has {len(K)}, V has {len(V)}"
+        )
     if causal and len(Q) != len(K):
-        raise LabInputError('causal', f"with the causal mask on, Q and K need the same "
-                                      f"number of rows: Q has {len(Q)}, K has {len(K)} "
-                                      "(turn the mask off for different lengths)")
+        raise LabInputError(
+            "causal",
+            f"with the causal mask on, Q and K need the same "
+            f"number of rows: Q has {len(Q)}, K has {len(K)} "
+            "(turn the mask off for different lengths)",
+        )
 
-def attention_lab(q, # Q as text or a list of rows; [T_q, d_k]
-                  k, # K, same forms; [T_k, d_k]
-                  v, # V, same forms; [T_k, d_v]
-                  query:int=0, # the tracked query row
-                  scale:bool=True, # step 2: divide the scores by sqrt(d_k)
-                  causal:bool=True, # step 3: set future keys to -inf before softmax
-                 ) -> dict: # every table of the page, full precision
+
+def attention_lab(
+    q,  # Q as text or a list of rows; [T_q, d_k]
+    k,  # K, same forms; [T_k, d_k]
+    v,  # V, same forms; [T_k, d_v]
+    query: int = 0,  # the tracked query row
+    scale: bool = True,  # step 2: divide the scores by sqrt(d_k)
+    causal: bool = True,  # step 3: set future keys to -inf before softmax
+) -> dict:  # every table of the page, full precision
     """Twin of the attention lab: the five steps for the tracked query, plus all weights
     and outputs. `q`, `k` and `v` are text (rows by newline or `;`, columns by spaces
     or commas) or lists of rows. Returns a dict of every table of the page at full
     precision (see the keys below); raises `LabInputError` for what the page refuses."""
-    Q, K, V = parse_matrix(q, 'Q'), parse_matrix(k, 'K'), parse_matrix(v, 'V')
-    _check_flag('scale', scale); _check_flag('causal', causal)
+    Q, K, V = parse_matrix(q, "Q"), parse_matrix(k, "K"), parse_matrix(v, "V")
+    _check_flag("scale", scale)
+    _check_flag("causal", causal)
     _attention_shapes(Q, K, V, causal)
     Tq, Tk, dk = len(Q), len(K), len(Q[0])
     # int or NumPy int
-    try: i = None if isinstance(query, bool) else operator.index(query)
-    except TypeError: i = None
+    try:
+        i = None if isinstance(query, bool) else operator.index(query)
+    except TypeError:
+        i = None
     if i is None or not 0 <= i < Tq:
-        raise LabInputError('query', f"query must be an int in 0..{Tq - 1}, "
-                                     f"got {query!r}")
+        raise LabInputError(
+            "query", f"query must be an int in 0..{Tq - 1}, got {query!r}"
+        )
     Qt, Kt, Vt = (torch.tensor(m, dtype=torch.float64) for m in (Q, K, V))
     # [T_q, T_k], True = may attend
     allowed = causal_mask(Tq) if causal else torch.ones(Tq, Tk, dtype=torch.bool)
     # [T_q, d_v], [T_q, T_k]
-    out, w = attention(Qt, Kt, Vt, mask=allowed if causal else None, scale=scale,
-                       return_weights=True)
-    dots = Qt @ Kt.T                                          # step 1: [T_q, T_k]
-    scaled = dots / math.sqrt(dk) if scale else dots          # step 2
-    masked = scaled.masked_fill(~allowed, float('-inf'))      # step 3
-    keys = [dict(position=j, dot=dots[i, j].item(), scaled=scaled[i, j].item(),
-                 masked=masked[i, j].item(), weight=w[i, j].item()) for j in range(Tk)]
-    return dict(Q=Q, K=K, V=V, query=i, scale=scale, causal=causal, d_k=dk,
-                d_v=len(V[0]), divisor=math.sqrt(dk) if scale else 1.0, keys=keys,
-                visible=int(allowed[i].sum()), row_sum=w[i].sum().item(),
-                output=out[i].tolist(), weights=w.tolist(), outputs=out.tolist())
+    out, w = attention(
+        Qt, Kt, Vt, mask=allowed if causal else None, scale=scale, return_weights=True
+    )
+    dots = Qt @ Kt.T  # step 1: [T_q, T_k]
+    scaled = dots / math.sqrt(dk) if scale else dots  # step 2
+    masked = scaled.masked_fill(~allowed, float("-inf"))  # step 3
+    keys = [
+        dict(
+            position=j,
+            dot=dots[i, j].item(),
+            scaled=scaled[i, j].item(),
+            masked=masked[i, j].item(),
+            weight=w[i, j].item(),
+        )
+        for j in range(Tk)
+    ]
+    return dict(
+        Q=Q,
+        K=K,
+        V=V,
+        query=i,
+        scale=scale,
+        causal=causal,
+        d_k=dk,
+        d_v=len(V[0]),
+        divisor=math.sqrt(dk) if scale else 1.0,
+        keys=keys,
+        visible=int(allowed[i].sum()),
+        row_sum=w[i].sum().item(),
+        output=out[i].tolist(),
+        weights=w.tolist(),
+        outputs=out.tolist(),
+    )
 
 # %% ../nbs/10_labs.ipynb #d9e3f087
 # the attention page's example buttons, written here only
 ATTENTION_EXAMPLES = dict(
-    causal3=dict(q='1 0\n0 1\n1 1', k='1 0\n0 1\n1 1', v='1 0\n0 1\n1 1',
-                 scale=True, causal=True, query=1),
-    causal3future=dict(q='1 0\n0 1\n1 1', k='1 0\n0 1\n-5 7', v='1 0\n0 1\n40 -30',
-                       scale=True, causal=True, query=1),
-    zero=dict(q='0 0\n0 0\n0 0', k='1 0\n0 1\n1 1', v='1 0\n0 1\n1 1',
-              scale=True, causal=True, query=2),
-    twokey=dict(q='1 0', k='1 0\n0 1', v='10\n20', scale=True, causal=False, query=0),
+    causal3=dict(
+        q="1 0\n0 1\n1 1",
+        k="1 0\n0 1\n1 1",
+        v="1 0\n0 1\n1 1",
+        scale=True,
+        causal=True,
+        query=1,
+    ),
+    causal3future=dict(
+        q="1 0\n0 1\n1 1",
+        k="1 0\n0 1\n-5 7",
+        v="1 0\n0 1\n40 -30",
+        scale=True,
+        causal=True,
+        query=1,
+    ),
+    zero=dict(
+        q="0 0\n0 0\n0 0",
+        k="1 0\n0 1\n1 1",
+        v="1 0\n0 1\n1 1",
+        scale=True,
+        causal=True,
+        query=2,
+    ),
+    twokey=dict(q="1 0", k="1 0\n0 1", v="10\n20", scale=True, causal=False, query=0),
 )
 
 # %% ../nbs/10_labs.ipynb #53e39b63
-def _parse_row(text, name='weights'):
+def _parse_row(text, name="weights"):
     """The dropout lab's row text (spaces or commas) as floats; a list of numbers passes
     through unchanged."""
-    if not isinstance(text, str): return text
-    s = text.replace('\u2212', '-').strip()
+    if not isinstance(text, str):
+        return text
+    s = text.replace("\u2212", "-").strip()
     if not s:
         raise LabInputError(name, f"{name} is empty: enter 1 to {MAX_ENTRIES} numbers")
     out = []
     for t in _tokens(s):
-        if t == '':
+        if t == "":
             raise LabInputError(name, f"{name}: empty value (check the commas)")
         if not _NUM.fullmatch(t):
             raise LabInputError(name, f'{name}: "{t}" is not a number')
         out.append(float(t))
     return out
 
+
 def _parse_p(text):
     "The p field as a float (a number passes through)."
-    if not isinstance(text, str): return text
-    s = text.replace('\u2212', '-').strip()
-    if not s: raise LabInputError('p', "p is empty: enter a number in [0, 1]")
-    if not _NUM.fullmatch(s): raise LabInputError('p', f'p: "{s}" is not a number')
+    if not isinstance(text, str):
+        return text
+    s = text.replace("\u2212", "-").strip()
+    if not s:
+        raise LabInputError("p", "p is empty: enter a number in [0, 1]")
+    if not _NUM.fullmatch(s):
+        raise LabInputError("p", f'p: "{s}" is not a number')
     return float(s)
+
 
 def _as_field(field, f, *args):
     """Call a package check; re-raise its `ValueError` as a `LabInputError` of `field`
     with the same message."""
-    try: return f(*args)
-    except (ValueError, TypeError) as e: raise LabInputError(field, str(e)) from None
+    try:
+        return f(*args)
+    except (ValueError, TypeError) as e:
+        raise LabInputError(field, str(e)) from None
 
-def dropout_lab(weights='0.2 0.3 0.5', # the row: text or a list of numbers
-                p=0.5, # configured drop probability: text or number in [0, 1]
-                mode:str='train', # 'train' or 'eval'
-                mask='101', # keep-mask: bits as text ('101') or a sequence of 0/1
-               ) -> dict: # the page's table and cards, full precision
+
+def dropout_lab(
+    weights="0.2 0.3 0.5",  # the row: text or a list of numbers
+    p=0.5,  # configured drop probability: text or number in [0, 1]
+    mode: str = "train",  # 'train' or 'eval'
+    mask="101",  # keep-mask: bits as text ('101') or a sequence of 0/1
+) -> dict:  # the page's table and cards, full precision
     """Twin of the dropout lab: one masked sample of the row next to the exact
     expectation over all masks. `weights` is text (spaces or commas) or a list of
     numbers, by default the chapter's row; in 'eval' mode the effective p is 0 and the
     row comes back unchanged; `mask` has one bit per weight, 1 keeps. Raises
     `LabInputError` for what the page refuses."""
-    if mode not in ('train', 'eval'):
-        raise LabInputError('mode', f"mode must be 'train' or 'eval', got {mode!r}")
-    training = mode == 'train'
-    w = _as_field('weights', check_weights, _parse_row(weights))
+    if mode not in ("train", "eval"):
+        raise LabInputError("mode", f"mode must be 'train' or 'eval', got {mode!r}")
+    training = mode == "train"
+    w = _as_field("weights", check_weights, _parse_row(weights))
     mask = mask.strip() if isinstance(mask, str) else mask
-    m = _as_field('mask', check_keep_mask, mask, len(w))
-    pe = _as_field('p', effective_p, _parse_p(p), training)
+    m = _as_field("mask", check_keep_mask, mask, len(w))
+    pe = _as_field("p", effective_p, _parse_p(p), training)
     sample = dropout_row(w, m, pe if training else 0.0, training)
     cases = enumerate_dropout(w, pe, training)
     expectation = dropout_expectation(w, pe, training)
     # eval keeps every entry, whatever the chosen mask
     m_eff = m if training else (1,) * len(w)
     prob = next(c.prob for c in cases if c.mask == m_eff)
-    rows = [dict(position=j, a=w[j], m=m_eff[j], sample=sample[j],
-                 expectation=expectation[j]) for j in range(len(w))]
-    cases = [dict(mask=''.join(map(str, c.mask)), prob=c.prob, total=c.total)
-             for c in cases]
-    return dict(weights=w, mode=mode, p_eff=pe, scale=1 / (1 - pe), mask=m, m=m_eff,
-                mask_prob=prob, rows=rows, weight_sum=math.fsum(w),
-                sample_sum=math.fsum(sample), expectation_sum=math.fsum(expectation),
-                cases=cases)
+    rows = [
+        dict(
+            position=j, a=w[j], m=m_eff[j], sample=sample[j], expectation=expectation[j]
+        )
+        for j in range(len(w))
+    ]
+    cases = [
+        dict(mask="".join(map(str, c.mask)), prob=c.prob, total=c.total) for c in cases
+    ]
+    return dict(
+        weights=w,
+        mode=mode,
+        p_eff=pe,
+        scale=1 / (1 - pe),
+        mask=m,
+        m=m_eff,
+        mask_prob=prob,
+        rows=rows,
+        weight_sum=math.fsum(w),
+        sample_sum=math.fsum(sample),
+        expectation_sum=math.fsum(expectation),
+        cases=cases,
+    )
 
 # %% ../nbs/10_labs.ipynb #66a1abda
 # inclusive ranges of the multi-head lab
 MULTIHEAD_LIMITS = dict(B=(1, 2), T=(1, 4), D=(1, 12), H=(1, 4))
 
+
 def _check_lab_shape(B, T, D, H):
     """Refuse sizes outside `MULTIHEAD_LIMITS` with the page's messages; return them as
     `int`s."""
     out = []
-    for name, v in (('B', B), ('T', T), ('D', D), ('H', H)):
+    for name, v in (("B", B), ("T", T), ("D", D), ("H", H)):
         lo, hi = MULTIHEAD_LIMITS[name]
         # int or NumPy int; not bool or float
-        try: k = None if isinstance(v, bool) else operator.index(v)
-        except TypeError: k = None
+        try:
+            k = None if isinstance(v, bool) else operator.index(v)
+        except TypeError:
+            k = None
         if k is None or not lo <= k <= hi:
-            raise LabInputError(name, f"{name} must be an int in {lo}..{hi} "
-                                      f"in the lab, got {v!r}")
+            raise LabInputError(
+                name, f"{name} must be an int in {lo}..{hi} in the lab, got {v!r}"
+            )
         out.append(k)
     return out
 
 # %% ../nbs/10_labs.ipynb #364ca251
-_INT = re.compile(r'[+-]?[0-9]+')
+_INT = re.compile(r"[+-]?[0-9]+")
+
 
 def _parse_int(text, name):
     "A whole number typed in field `name` (an int passes through)."
-    if not isinstance(text, str): return text
-    s = text.replace('\u2212', '-').strip()
-    if not s: raise LabInputError(name, f"{name} is empty: enter a whole number")
+    if not isinstance(text, str):
+        return text
+    s = text.replace("\u2212", "-").strip()
+    if not s:
+        raise LabInputError(name, f"{name} is empty: enter a whole number")
     if not _INT.fullmatch(s):
         raise LabInputError(name, f'{name}: "{s}" is not a whole number')
     return int(s)
 
+
 def _parse_element(text):
     "An element id typed as `2` or `e2` (an int passes through)."
-    if not isinstance(text, str): return text
-    s = text.strip(); t = s[1:] if s.startswith('e') else s
+    if not isinstance(text, str):
+        return text
+    s = text.strip()
+    t = s[1:] if s.startswith("e") else s
     if not t:
-        raise LabInputError('element', "element is empty: enter an id such as 2 or e2")
-    if not re.fullmatch(r'[0-9]+', t):
-        raise LabInputError('element', f'element: "{s}" is not an id '
-                                       '(a whole number such as 2 or e2)')
+        raise LabInputError("element", "element is empty: enter an id such as 2 or e2")
+    if not re.fullmatch(r"[0-9]+", t):
+        raise LabInputError(
+            "element", f'element: "{s}" is not an id (a whole number such as 2 or e2)'
+        )
     return int(t)
 
-def multihead_lab(B=1, # batch (int or typed text)
-                  T=3, # positions
-                  D=4, # total projected width, divisible by H
-                  H=2, # heads
-                  element=2, # the tracked id, 0..B*T*D-1 (int, '2' or 'e2')
-                  wrong_merge:bool=False, # merge by reshaping without transposing back
-                 ) -> dict: # five layouts and the tracked coordinates
+
+def multihead_lab(
+    B=1,  # batch (int or typed text)
+    T=3,  # positions
+    D=4,  # total projected width, divisible by H
+    H=2,  # heads
+    element=2,  # the tracked id, 0..B*T*D-1 (int, '2' or 'e2')
+    wrong_merge: bool = False,  # merge by reshaping without transposing back
+) -> dict:  # five layouts and the tracked coordinates
     """Twin of the multi-head lab: the five layouts of the element ids and where the
     tracked id sits in each. Each size (int or typed text) must lie within
     `MULTIHEAD_LIMITS`. Returns the five layouts (names, axes, shapes, ids) and the
     tracked coordinates; raises `LabInputError` for what the page refuses."""
     vals = {}
-    for name, x in (('B', B), ('T', T), ('D', D), ('H', H)):
+    for name, x in (("B", B), ("T", T), ("D", D), ("H", H)):
         vals[name] = _parse_int(x, name)
     e = _parse_element(element)
-    _check_flag('wrong', wrong_merge)
-    B, T, D, H = _check_lab_shape(vals['B'], vals['T'], vals['D'], vals['H'])
+    _check_flag("wrong", wrong_merge)
+    B, T, D, H = _check_lab_shape(vals["B"], vals["T"], vals["D"], vals["H"])
     # refuses a D that H does not divide
-    ids = _as_field('D', layouts, B, T, D, H, wrong_merge)
-    coords = _as_field('element', track_element, e, B, T, D, H, wrong_merge)
-    axes = [['B', 'T', 'D'], ['B', 'T', 'H', 'd'], ['B', 'H', 'T', 'd'],
-            ['B', 'H', 'T', 'd'] if wrong_merge else ['B', 'T', 'H', 'd'],
-            ['B', 'T', 'D']]
-    L = [dict(name=n, axes=a, shape=list(t.shape), ids=t.tolist(), coord=c)
-         for n, a, t, c in zip(stage_names(wrong_merge), axes, ids, coords)]
-    return dict(B=B, T=T, D=D, H=H, d=D // H, element=e, wrong_merge=wrong_merge,
-                n=B * T * D, layouts=L, path=coords)
+    ids = _as_field("D", layouts, B, T, D, H, wrong_merge)
+    coords = _as_field("element", track_element, e, B, T, D, H, wrong_merge)
+    axes = [
+        ["B", "T", "D"],
+        ["B", "T", "H", "d"],
+        ["B", "H", "T", "d"],
+        ["B", "H", "T", "d"] if wrong_merge else ["B", "T", "H", "d"],
+        ["B", "T", "D"],
+    ]
+    L = [
+        dict(name=n, axes=a, shape=list(t.shape), ids=t.tolist(), coord=c)
+        for n, a, t, c in zip(stage_names(wrong_merge), axes, ids, coords)
+    ]
+    return dict(
+        B=B,
+        T=T,
+        D=D,
+        H=H,
+        d=D // H,
+        element=e,
+        wrong_merge=wrong_merge,
+        n=B * T * D,
+        layouts=L,
+        path=coords,
+    )
 
 # %% ../nbs/10_labs.ipynb #4a12b52c
-LAB_NAMES = ('attention', 'dropout', 'multihead')
+LAB_NAMES = ("attention", "dropout", "multihead")
+
 
 def _check_name(name):
     if name not in LAB_NAMES:
         raise ValueError(f"unknown lab {name!r}: choose one of {', '.join(LAB_NAMES)}")
 
+
 # element the include sits in: file shared by the pages
-_SHARED = dict(style='_lab.css', script='_lab.js', body='_stepper.html')
+_SHARED = dict(style="_lab.css", script="_lab.js", body="_stepper.html")
 # an include is a line of its own: /*@include FILE*/ in the style and the script,
 # <!--@include FILE--> in the body
 _INCLUDE = re.compile(
-    r'^[ \t]*(?:/\*@include ([\w.-]+)\*/|<!--@include ([\w.-]+)-->)[ \t]*\n', re.M)
+    r"^[ \t]*(?:/\*@include ([\w.-]+)\*/|<!--@include ([\w.-]+)-->)[ \t]*\n", re.M
+)
+
 
 def _lab_file(fname):
     "One file of `causal_mha/labs/`, as text."
-    path = resources.files('causal_mha').joinpath('labs', fname)
-    return path.read_text(encoding='utf-8')
+    path = resources.files("causal_mha").joinpath("labs", fname)
+    return path.read_text(encoding="utf-8")
+
 
 # the line, in the script, that receives the page's data
-_DATA = re.compile(r'^([ \t]*)/\*@data\*/[ \t]*\n', re.M)
+_DATA = re.compile(r"^([ \t]*)/\*@data\*/[ \t]*\n", re.M)
+
 
 def _defaults(f):
     params = inspect.signature(f).parameters.items()
     return {k: p.default for k, p in params if p.default is not p.empty}
 
+
 def _page_data(name):
     """What a page takes from this module, so that each example, limit and default is
     written once: here."""
-    if name == 'attention':
-        return dict(examples=ATTENTION_EXAMPLES, max_side=MAX_SIDE,
-                    value_range=VALUE_RANGE)
-    if name == 'dropout':
-        return dict(max_entries=MAX_ENTRIES, sum_tol=SUM_TOL,
-                    defaults=_defaults(dropout_lab))
+    if name == "attention":
+        return dict(
+            examples=ATTENTION_EXAMPLES, max_side=MAX_SIDE, value_range=VALUE_RANGE
+        )
+    if name == "dropout":
+        return dict(
+            max_entries=MAX_ENTRIES, sum_tol=SUM_TOL, defaults=_defaults(dropout_lab)
+        )
     return dict(limits=MULTIHEAD_LIMITS, defaults=_defaults(multihead_lab))
 
-def _inline_shared(page:str, # a page's source, with its include and data lines
-                   name:str, # the page's name, for messages
-                   data:dict, # the page's data, written over its `/*@data*/` line
-                  ) -> str: # the page with each include line replaced by its file
+
+def _inline_shared(
+    page: str,  # a page's source, with its include and data lines
+    name: str,  # the page's name, for messages
+    data: dict,  # the page's data, written over its `/*@data*/` line
+) -> str:  # the page with each include line replaced by its file
     """Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines and the
     data over its line (as `var DATA = {...};`); refuse a page that lacks one or
     misplaces one."""
     lines = list(_DATA.finditer(page))
     at = lines[0].start() if len(lines) == 1 else 0
-    inside = page.rfind('<script>', 0, at) > page.rfind('</script>', 0, at)
+    inside = page.rfind("<script>", 0, at) > page.rfind("</script>", 0, at)
     if len(lines) != 1 or not inside:
-        raise ValueError(f"lab page {name}.html must have one /*@data*/ line inside "
-                         f"<script>, found {len(lines)}")
+        raise ValueError(
+            f"lab page {name}.html must have one /*@data*/ line inside "
+            f"<script>, found {len(lines)}"
+        )
     # `</` written as `<\/`, so that no string in the data closes the script
-    text = json.dumps(data, ensure_ascii=False).replace('</', '<' + chr(92) + '/')
+    text = json.dumps(data, ensure_ascii=False).replace("</", "<" + chr(92) + "/")
     page = _DATA.sub(lambda m: f"{m[1]}var DATA = {text};\n", page)
     found = [m[1] or m[2] for m in _INCLUDE.finditer(page)]
     if sorted(found) != sorted(_SHARED.values()):
-        raise ValueError(f"lab page {name}.html must include each of "
-                         f"{', '.join(_SHARED.values())} exactly once "
-                         f"(a line of its own), found {found}")
+        raise ValueError(
+            f"lab page {name}.html must include each of "
+            f"{', '.join(_SHARED.values())} exactly once "
+            f"(a line of its own), found {found}"
+        )
     for m in _INCLUDE.finditer(page):
         tag = next(t for t, f in _SHARED.items() if f == (m[1] or m[2]))
-        opened = page.rfind(f'<{tag}>', 0, m.start())
-        closed = page.rfind(f'</{tag}>', 0, m.start())
-        if opened < 0 or closed > opened or bool(m[2]) != (tag == 'body'):
-            form = '<!--@include FILE-->' if tag == 'body' else '/*@include FILE*/'
-            raise ValueError(f"lab page {name}.html: {m[0].strip()} must stand inside "
-                             f"<{tag}> (written {form}), at offset {m.start()}")
+        opened = page.rfind(f"<{tag}>", 0, m.start())
+        closed = page.rfind(f"</{tag}>", 0, m.start())
+        if opened < 0 or closed > opened or bool(m[2]) != (tag == "body"):
+            form = "<!--@include FILE-->" if tag == "body" else "/*@include FILE*/"
+            raise ValueError(
+                f"lab page {name}.html: {m[0].strip()} must stand inside "
+                f"<{tag}> (written {form}), at offset {m.start()}"
+            )
     out = _INCLUDE.sub(lambda m: _lab_file(m[1] or m[2]), page)
-    if '@include' in out or '@data' in out:
-        raise ValueError(f"lab page {name}.html has an @include or @data that is not "
-                         "a line of its own")
+    if "@include" in out or "@data" in out:
+        raise ValueError(
+            f"lab page {name}.html has an @include or @data that is not "
+            "a line of its own"
+        )
     return out
 
-def lab_html(name:str, # 'attention', 'dropout' or 'multihead'
-            ) -> str: # the whole self-contained page
+
+def lab_html(
+    name: str,  # 'attention', 'dropout' or 'multihead'
+) -> str:  # the whole self-contained page
     """The HTML of one lab from the package data in `causal_mha/labs/`, with the shared
     CSS, JS, step control and its data pasted in. Raises `ValueError` for an unknown
     name."""
     _check_name(name)
-    return _inline_shared(_lab_file(f'{name}.html'), name, _page_data(name))
+    return _inline_shared(_lab_file(f"{name}.html"), name, _page_data(name))
 
-def write_lab(name:str, # 'attention', 'dropout' or 'multihead'
-              path, # file to write; a folder gets `NAME.html` inside it
-             ) -> Path: # the file written
+
+def write_lab(
+    name: str,  # 'attention', 'dropout' or 'multihead'
+    path,  # file to write; a folder gets `NAME.html` inside it
+) -> Path:  # the file written
     """Write one lab as a standalone HTML file that works offline from `file://`. An
     existing folder as `path` gets `NAME.html` inside it; raises `ValueError` if the
     file's folder does not exist."""
     text = lab_html(name)
     path = Path(path)
-    if path.is_dir(): path = path / f'{name}.html'
+    if path.is_dir():
+        path = path / f"{name}.html"
     if not path.parent.is_dir():
         raise ValueError(f"path's folder does not exist: {str(path.parent)!r}")
-    path.write_text(text, encoding='utf-8')
+    path.write_text(text, encoding="utf-8")
     return path
 
 # %% ../nbs/10_labs.ipynb #40712d92
 # starting heights (px) before the lab reports its own
 _HEIGHTS = dict(attention=1750, dropout=1600, multihead=1400)
-_TITLES = dict(attention='Attention weights and causal mask',
-               dropout='Dropout: one sample vs expectation',
-               multihead='Multi-head split and merge')
+_TITLES = dict(
+    attention="Attention weights and causal mask",
+    dropout="Dropout: one sample vs expectation",
+    multihead="Multi-head split and merge",
+)
 _counter = itertools.count()
 
-def lab_iframe(name:str, # 'attention', 'dropout' or 'multihead'
-              ) -> str: # the iframe holding the page, and its sizing script
+
+def lab_iframe(
+    name: str,  # 'attention', 'dropout' or 'multihead'
+) -> str:  # the iframe holding the page, and its sizing script
     """The HTML that embeds one lab in a page, isolated in an iframe. Returns an
     `<iframe class="cmha-lab">` holding the page, plus a script that sizes it."""
     _check_name(name)
-    fid = f'cmha-lab-{name}-{next(_counter)}'
-    return (f'<iframe id="{fid}" class="cmha-lab" '
-            f'title="{_TITLES[name]} (interactive lab)" '
-            f'style="width:100%;height:{_HEIGHTS[name]}px;'
-            f'border:1px solid #d0d7de;border-radius:6px" '
-            f'srcdoc="{html.escape(lab_html(name), quote=True)}"></iframe>'
-            f'<script>(function(){{var f=document.getElementById("{fid}");'
-            f'window.addEventListener("message",function(e){{'
-            f'if(!f||e.source!==f.contentWindow||!e.data||'
-            f'!(e.data.cmhaLabHeight>0))return;'
-            f'var h=(e.data.cmhaLabHeight+2)+"px";'
-            f'if(f.style.height!==h)f.style.height=h;}});}})();</script>')
+    fid = f"cmha-lab-{name}-{next(_counter)}"
+    return (
+        f'<iframe id="{fid}" class="cmha-lab" '
+        f'title="{_TITLES[name]} (interactive lab)" '
+        f'style="width:100%;height:{_HEIGHTS[name]}px;'
+        f'border:1px solid #d0d7de;border-radius:6px" '
+        f'srcdoc="{html.escape(lab_html(name), quote=True)}"></iframe>'
+        f'<script>(function(){{var f=document.getElementById("{fid}");'
+        f'window.addEventListener("message",function(e){{'
+        f"if(!f||e.source!==f.contentWindow||!e.data||"
+        f"!(e.data.cmhaLabHeight>0))return;"
+        f'var h=(e.data.cmhaLabHeight+2)+"px";'
+        f"if(f.style.height!==h)f.style.height=h;}});}})();</script>"
+    )
 
-def show_lab(name:str, # 'attention', 'dropout' or 'multihead'
-            ): # an `IPython.display.HTML` object
+
+def show_lab(
+    name: str,  # 'attention', 'dropout' or 'multihead'
+):  # an `IPython.display.HTML` object
     "Display one lab inline in a notebook or in the documentation site."
     from IPython.display import HTML
+
     return HTML(lab_iframe(name))

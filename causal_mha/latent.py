@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
-from .ground import (
-    document, check_int, check_bool, check_positive, merge_heads)
+from .ground import document, check_int, check_bool, check_positive
+from .ground import merge_heads
 from .ground import check_layer_input
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
@@ -39,32 +39,38 @@ class LatentCache(KVCache):
         k_rope: `[B, S, qk_rope_head_dim]` the held rotated rope keys (a view), or None
             when empty.
     """
+
     kv_lora_rank = None  # the latent's width: the filling layer's
 
-    def _check(self, layer, k:Tensor, v:Tensor) -> int:
+    def _check(self, layer, k: Tensor, v: Tensor) -> int:
         "`KVCache`'s checks; the cache also keeps the filling layer's latent width."
         n = super()._check(layer, k, v)
         self.kv_lora_rank = layer.kv_lora_rank
         return n
 
     @property
-    def key(self):                                                   # [B, S, r + dr]
+    def key(self):  # [B, S, r + dr]
         return None if self.keys is None else self.keys[:, 0]
+
     @property
     def latent(self):
-        return None if self.keys is None else self.key[..., :self.kv_lora_rank]
+        return None if self.keys is None else self.key[..., : self.kv_lora_rank]
+
     @property
     def k_rope(self):
-        return None if self.keys is None else self.key[..., self.kv_lora_rank:]
+        return None if self.keys is None else self.key[..., self.kv_lora_rank :]
 
     def __repr__(self):
-        if self.keys is None: return "LatentCache(empty)"
-        more = ', differentiable=True' if self.differentiable else ''
-        return (f"LatentCache(len={len(self)}, n_seen={self.n_seen}, "
-                f"capacity={self.capacity}, batch_size={self.keys.shape[0]}, "
-                f"kv_lora_rank={self.kv_lora_rank}, "
-                f"qk_rope_head_dim={self.keys.shape[3] - self.kv_lora_rank}, "
-                f"dtype={self.keys.dtype}, {self.nbytes:,} bytes{more})")
+        if self.keys is None:
+            return "LatentCache(empty)"
+        more = ", differentiable=True" if self.differentiable else ""
+        return (
+            f"LatentCache(len={len(self)}, n_seen={self.n_seen}, "
+            f"capacity={self.capacity}, batch_size={self.keys.shape[0]}, "
+            f"kv_lora_rank={self.kv_lora_rank}, "
+            f"qk_rope_head_dim={self.keys.shape[3] - self.kv_lora_rank}, "
+            f"dtype={self.keys.dtype}, {self.nbytes:,} bytes{more})"
+        )
 
 # %% ../nbs/18_latent.ipynb #edf76395
 class LatentAttention(nn.Module):
@@ -90,44 +96,48 @@ class LatentAttention(nn.Module):
             type with its settings (`Rotary`).
         TypeError: `bias` or `norm_float32` is not a bool.
     """
+
     window = None  # no sliding window (what a cache asks of its layer)
 
-    def __init__(self,
-                 d_model:int, # D, the input and output width
-                 n_heads:int, # H, the query heads
-                 *,
-                 kv_lora_rank:int, # r, the width of the cached latent
-                 qk_nope_head_dim:int, # width of each head's unrotated part
-                 qk_rope_head_dim:int, # width of the rotated part; even
-                 v_head_dim:int, # width of each head's value
-                 q_lora_rank:int|None=None, # rank of the queries' low-rank path
-                 context_length:int|None=None, # most positions one sequence may hold
-                 rope_theta:float=10_000.0, # base of the rotary angles
-                 rope_scaling:dict|None=None, # rotary type and settings, as `Rotary`
-                 query_scale:float|None=None, # scores are q.k times this
-                 bias:bool=False, # biases on the down- and output projections
-                 eps:float=1e-6, # epsilon of the two RMSNorms
-                 norm_float32:bool=False, # the RMSNorms in float32
-                 device=None, # device of the parameters
-                 dtype=None, # floating dtype of the parameters
-                ):
+    def __init__(
+        self,
+        d_model: int,  # D, the input and output width
+        n_heads: int,  # H, the query heads
+        *,
+        kv_lora_rank: int,  # r, the width of the cached latent
+        qk_nope_head_dim: int,  # width of each head's unrotated part
+        qk_rope_head_dim: int,  # width of the rotated part; even
+        v_head_dim: int,  # width of each head's value
+        q_lora_rank: int | None = None,  # rank of the queries' low-rank path
+        context_length: int | None = None,  # most positions one sequence may hold
+        rope_theta: float = 10_000.0,  # base of the rotary angles
+        rope_scaling: dict | None = None,  # rotary type and settings, as `Rotary`
+        query_scale: float | None = None,  # scores are q.k times this
+        bias: bool = False,  # biases on the down- and output projections
+        eps: float = 1e-6,  # epsilon of the two RMSNorms
+        norm_float32: bool = False,  # the RMSNorms in float32
+        device=None,  # device of the parameters
+        dtype=None,  # floating dtype of the parameters
+    ):
         super().__init__()
-        D, H = check_int('d_model', d_model, 1), check_int('n_heads', n_heads, 1)
-        r = check_int('kv_lora_rank', kv_lora_rank, 1)
-        dn = check_int('qk_nope_head_dim', qk_nope_head_dim, 1)
-        dr = check_int('qk_rope_head_dim', qk_rope_head_dim, 2)
-        dv = check_int('v_head_dim', v_head_dim, 1)
+        D, H = check_int("d_model", d_model, 1), check_int("n_heads", n_heads, 1)
+        r = check_int("kv_lora_rank", kv_lora_rank, 1)
+        dn = check_int("qk_nope_head_dim", qk_nope_head_dim, 1)
+        dr = check_int("qk_rope_head_dim", qk_rope_head_dim, 2)
+        dv = check_int("v_head_dim", v_head_dim, 1)
         if dr % 2:
-            raise ValueError(f"qk_rope_head_dim={dr} must be even: rotary embeddings "
-                             f"turn pairs of features")
+            raise ValueError(
+                f"qk_rope_head_dim={dr} must be even: rotary embeddings "
+                f"turn pairs of features"
+            )
         if q_lora_rank is not None:
-            q_lora_rank = check_int('q_lora_rank', q_lora_rank, 1)
+            q_lora_rank = check_int("q_lora_rank", q_lora_rank, 1)
         if context_length is not None:
-            context_length = check_int('context_length', context_length, 1)
-        rope_theta = check_positive('rope_theta', rope_theta)
-        eps = check_positive('eps', eps)
-        query_scale = check_positive('query_scale', query_scale, none_ok=True)
-        check_bool('bias', bias)
+            context_length = check_int("context_length", context_length, 1)
+        rope_theta = check_positive("rope_theta", rope_theta)
+        eps = check_positive("eps", eps)
+        query_scale = check_positive("query_scale", query_scale, none_ok=True)
+        check_bool("bias", bias)
         kw = dict(device=device, dtype=dtype)
         self.d_model, self.n_heads = D, H
         self.kv_lora_rank, self.q_lora_rank = r, q_lora_rank
@@ -135,43 +145,49 @@ class LatentAttention(nn.Module):
         self.context_length, self.rope_theta = context_length, rope_theta
         # yarn: its mscale² too
         self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale
-        self.uid = uuid.uuid4().int >> 65            # a LatentCache holds one layer's
+        self.uid = uuid.uuid4().int >> 65  # a LatentCache holds one layer's
         if q_lora_rank is None:
             self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
         else:
-            self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)         # down
+            self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)  # down
             self.q_a_layernorm = RMSNorm(q_lora_rank, eps, float32=norm_float32, **kw)
-            self.q_b_proj = nn.Linear(q_lora_rank, H * (dn + dr), bias=False,
-                                      **kw)                                   # up
+            self.q_b_proj = nn.Linear(
+                q_lora_rank, H * (dn + dr), bias=False, **kw
+            )  # up
         # the latent and the rope key
         self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)
         self.kv_a_layernorm = RMSNorm(r, eps, float32=norm_float32, **kw)
         if isinstance(rope_scaling, dict) and context_length is not None:
             # the trained length, where read
-            rope_scaling = {'max_position_embeddings': context_length} | rope_scaling
+            rope_scaling = {"max_position_embeddings": context_length} | rope_scaling
         self.rotary = Rotary(dr, rope_theta, rope_scaling)  # the rope parts' angles
         # latent -> keys, values
         self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)
         self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
 
     def extra_repr(self):
-        length = ("" if self.context_length is None
-                  else f", context_length={self.context_length}")
-        return (f"d_model={self.d_model}, n_heads={self.n_heads}, "
-                f"kv_lora_rank={self.kv_lora_rank}, q_lora_rank={self.q_lora_rank}, "
-                f"qk_nope_head_dim={self.qk_nope_head_dim}, "
-                f"qk_rope_head_dim={self.qk_rope_head_dim}, "
-                f"v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}"
-                + length)
+        length = (
+            ""
+            if self.context_length is None
+            else f", context_length={self.context_length}"
+        )
+        return (
+            f"d_model={self.d_model}, n_heads={self.n_heads}, "
+            f"kv_lora_rank={self.kv_lora_rank}, q_lora_rank={self.q_lora_rank}, "
+            f"qk_nope_head_dim={self.qk_nope_head_dim}, "
+            f"qk_rope_head_dim={self.qk_rope_head_dim}, "
+            f"v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}" + length
+        )
 
-    def forward(self,
-                x:Tensor, # [B, T, d_model] the new positions
-                cache:LatentCache|None=None, # the earlier positions
-                *,
-                attention_mask:Tensor|None=None, # [B, T] bool or 0/1, True/1 = real
-                position_ids:Tensor|None=None, # [B, T] packed rows' positions
-                absorb:bool=False, # attend over the latents themselves
-               ) -> Tensor: # [B, T, d_model]
+    def forward(
+        self,
+        x: Tensor,  # [B, T, d_model] the new positions
+        cache: LatentCache | None = None,  # the earlier positions
+        *,
+        attention_mask: Tensor | None = None,  # [B, T] bool or 0/1, True/1 = real
+        position_ids: Tensor | None = None,  # [B, T] packed rows' positions
+        absorb: bool = False,  # attend over the latents themselves
+    ) -> Tensor:  # [B, T, d_model]
         """Causal multi-head latent attention of `x`, after the positions `cache` holds.
 
         `cache` gets this call's positions when the call completes. `attention_mask`
@@ -181,9 +197,16 @@ class LatentAttention(nn.Module):
         same result)."""
         # [B, T] or None each
         valid, pos = check_layer_input(
-            x, self.d_model, self.kv_b_proj.weight, cache, LatentCache,
-            self.context_length, attention_mask, position_ids)
-        check_bool('absorb', absorb)
+            x,
+            self.d_model,
+            self.kv_b_proj.weight,
+            cache,
+            LatentCache,
+            self.context_length,
+            attention_mask,
+            position_ids,
+        )
+        check_bool("absorb", absorb)
         # packed rows: each token's document
         doc = None if pos is None else documents(pos)
         if pos is None:
@@ -193,22 +216,25 @@ class LatentAttention(nn.Module):
         q_nope, q_rope, latent, k_rope = self.project(x, valid)
         # rotated by position, angles once
         q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)
-        key = torch.cat((latent, k_rope), -1)                        # [B, 1, T, r + dr]
+        key = torch.cat((latent, k_rope), -1)  # [B, 1, T, r + dr]
         k_pos = None if pos.ndim == 1 else pos
         attend = self.attend_absorbed if absorb else self.attend
+
         def finish(key, _, k_pos):
             where = None if k_pos is None else Positions(pos, k_pos, doc)
             return attend(q_nope, q_rope, key, where)
+
         if cache is None:
             out = finish(key, None, k_pos)
         else:
             out = cache.attend(self, key, key[..., :0], k_pos, finish)
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
-    def project(self,
-                x:Tensor, # [B, T, d_model] the inputs
-                valid:Tensor|None=None, # [B, T] bool, True = real token
-               ) -> tuple: # q_nope, q_rope, latent, k_rope
+    def project(
+        self,
+        x: Tensor,  # [B, T, d_model] the inputs
+        valid: Tensor | None = None,  # [B, T] bool, True = real token
+    ) -> tuple:  # q_nope, q_rope, latent, k_rope
         """Queries by head, split into their unrotated and rope parts; the normalised
         latent and the rope key (one head each). A pad's (`valid` False) are 0. Returns
         q_nope [B, H, T, dn], q_rope [B, H, T, dr], latent [B, 1, T, r],
@@ -225,26 +251,29 @@ class LatentAttention(nn.Module):
         # [B, 1, T, r], [B, 1, T, dr]
         latent, k_rope = self.kv_a_proj_with_mqa(x)[:, None].split([r, dr], -1)
         parts = (q_nope, q_rope, self.kv_a_layernorm(latent), k_rope)
-        if valid is None: return parts
+        if valid is None:
+            return parts
         return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
 
-    def rotate_qk(self,
-                  q_rope:Tensor, # [B, H, T, dr] the queries' rope parts
-                  k_rope:Tensor, # [B, 1, T, dr] the shared rope key
-                  pos:Tensor, # [T] or [B, T] positions among real tokens
-                 ) -> tuple: # both, rotated
+    def rotate_qk(
+        self,
+        q_rope: Tensor,  # [B, H, T, dr] the queries' rope parts
+        k_rope: Tensor,  # [B, 1, T, dr] the shared rope key
+        pos: Tensor,  # [T] or [B, T] positions among real tokens
+    ) -> tuple:  # both, rotated
         """The rope parts of the queries and the shared rope key turned by their
         positions; the angles computed once."""
         cos, sin = self.rotary(pos, q_rope.dtype)
         return rotate(q_rope, cos, sin), rotate(k_rope, cos, sin)
 
-    def attend(self,
-               q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
-               q_rope:Tensor, # [B, H, T, dr] their rotated parts
-               key:Tensor, # [B, 1, S, r + dr] the held and new keys
-               pos:Positions|None=None, # where queries and keys are, as for `attend`
-               mask:Tensor|None=None, # instead of `pos`: a ready mask
-              ) -> Tensor: # [B, T, d_model]
+    def attend(
+        self,
+        q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
+        q_rope: Tensor,  # [B, H, T, dr] their rotated parts
+        key: Tensor,  # [B, 1, S, r + dr] the held and new keys
+        pos: Positions | None = None,  # where queries and keys are, as for `attend`
+        mask: Tensor | None = None,  # instead of `pos`: a ready mask
+    ) -> Tensor:  # [B, T, d_model]
         """Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]`
         and values, then `attend`. `key` holds `[latent, k_rope]`; `pos` None means no
         padding; `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
@@ -252,43 +281,46 @@ class LatentAttention(nn.Module):
         H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
         r = self.kv_lora_rank
         kv = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2)
-        k_nope, v = kv.split([dn, dv], -1)                              # [B, H, S, .]
+        k_nope, v = kv.split([dn, dv], -1)  # [B, H, S, .]
         k_rope = key[..., r:].expand(-1, H, -1, -1)
-        k = torch.cat([k_nope, k_rope], -1)                        # [B, H, S, dn + dr]
+        k = torch.cat([k_nope, k_rope], -1)  # [B, H, S, dn + dr]
         q = torch.cat([q_nope, q_rope], -1)
-        o, _ = attend(q, k, v, pos, mask=mask, scale=self.scale)        # [B, H, T, dv]
-        return self.o_proj(merge_heads(o))                   # [B, T, H*dv] -> [B, T, D]
+        o, _ = attend(q, k, v, pos, mask=mask, scale=self.scale)  # [B, H, T, dv]
+        return self.o_proj(merge_heads(o))  # [B, T, H*dv] -> [B, T, D]
 
-    def absorbed_weights(self) -> tuple: # (W_uk [H, dn, r], W_uv [H, dv, r])
+    def absorbed_weights(self) -> tuple:  # (W_uk [H, dn, r], W_uv [H, dv, r])
         """`kv_b_proj`'s rows per head: the key rows, to merge into the query, and the
         value rows, to apply after attention (views of `kv_b_proj.weight`)."""
         H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
         r = self.kv_lora_rank
         return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
 
-    def attend_absorbed(self,
-                        q_nope:Tensor, # [B, H, T, dn] the queries' unrotated parts
-                        q_rope:Tensor, # [B, H, T, dr] their rotated parts
-                        key:Tensor, # [B, 1, S, r + dr] the held and new keys
-                        pos:Positions|None=None, # where queries and keys are
-                        mask:Tensor|None=None, # instead of `pos`: a ready mask
-                       ) -> Tensor: # [B, T, d_model]
+    def attend_absorbed(
+        self,
+        q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
+        q_rope: Tensor,  # [B, H, T, dr] their rotated parts
+        key: Tensor,  # [B, 1, S, r + dr] the held and new keys
+        pos: Positions | None = None,  # where queries and keys are
+        mask: Tensor | None = None,  # instead of `pos`: a ready mask
+    ) -> Tensor:  # [B, T, d_model]
         """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key
         and the latent as the value: multi-query attention, which `attend` computes for
         one new token with the cache read once, not once per head (a block of queries
         goes to the kernel with `enable_gqa`). `pos` as for `attend` (None: no
         padding); `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
         W_uk, W_uv = self.absorbed_weights()
-        q_lat = torch.einsum('bhtn,hnr->bhtr', q_nope, W_uk)
-        q = torch.cat([q_lat, q_rope], -1)                          # [B, H, T, r + dr]
-        value = key[..., :self.kv_lora_rank]
-        o, _ = attend(q, key, value, pos, mask=mask, scale=self.scale)    # [B, H, T, r]
+        q_lat = torch.einsum("bhtn,hnr->bhtr", q_nope, W_uk)
+        q = torch.cat([q_lat, q_rope], -1)  # [B, H, T, r + dr]
+        value = key[..., : self.kv_lora_rank]
+        o, _ = attend(q, key, value, pos, mask=mask, scale=self.scale)  # [B, H, T, r]
         # each head's value from its latent
-        v = torch.einsum('bhtr,hvr->bhtv', o, W_uv)
-        return self.o_proj(merge_heads(v))                   # [B, T, H*dv] -> [B, T, D]
+        v = torch.einsum("bhtr,hvr->bhtv", o, W_uv)
+        return self.o_proj(merge_heads(v))  # [B, T, H*dv] -> [B, T, D]
 
-    def load_interleaved(self, state_dict:dict, # weights by our names
-                        ):
+    def load_interleaved(
+        self,
+        state_dict: dict,  # weights by our names
+    ):
         """Load weights whose rope features pair `(2i, 2i+1)` (DeepSeek's layout):
         their rope rows reordered to `(i, i + d/2)`. `state_dict` holds DeepSeek's or
         HF's (rope_interleave=True) weights, by our names."""
@@ -297,14 +329,16 @@ class LatentAttention(nn.Module):
         # evens first, then odds
         perm = torch.cat([torch.arange(0, dr, 2), torch.arange(1, dr, 2)])
         sd = dict(state_dict)
-        qn = 'q_proj.weight' if self.q_lora_rank is None else 'q_b_proj.weight'
+        qn = "q_proj.weight" if self.q_lora_rank is None else "q_b_proj.weight"
         head = torch.cat([torch.arange(dn), dn + perm])
         rows = (torch.arange(H)[:, None] * (dn + dr) + head).flatten()
         sd[qn] = sd[qn][rows]
         kv = torch.cat([torch.arange(r), r + perm])
-        for n in ('kv_a_proj_with_mqa.weight', 'kv_a_proj_with_mqa.bias'):
-            if n in sd: sd[n] = sd[n][kv]
+        for n in ("kv_a_proj_with_mqa.weight", "kv_a_proj_with_mqa.bias"):
+            if n in sd:
+                sd[n] = sd[n][kv]
         return self.load_state_dict(sd)
+
 
 document(LatentAttention, LatentAttention.__init__)
 document(LatentAttention.forward)

@@ -13,85 +13,102 @@ __all__ = ['future_mask', 'causal_mask', 'additive_mask', 'empty_rows', 'check_m
            'padded_causal_mask']
 
 # %% ../nbs/04_causal_mask.ipynb #6937aeeb
-def future_mask(T:int, # number of positions (rows and columns)
-                device=None, # torch device of the result
-               ) -> Tensor: # [T, T] bool, True strictly above the diagonal (j > i)
+def future_mask(
+    T: int,  # number of positions (rows and columns)
+    device=None,  # torch device of the result
+) -> Tensor:  # [T, T] bool, True strictly above the diagonal (j > i)
     """Upstream's form: `True` marks the future keys a query must **not** see,
     `torch.triu(ones, diagonal=1)`."""
-    T = check_int('T', T, 1)
+    T = check_int("T", T, 1)
     return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
 
 # %% ../nbs/04_causal_mask.ipynb #34f161cd
-def causal_mask(n:int, # rows: the new block of queries
-                offset:int=0, # P, positions already cached before this block
-                device=None, # torch device of the result
-               ) -> Tensor: # [n, P+n] bool, True where row i may attend column j <= P+i
+def causal_mask(
+    n: int,  # rows: the new block of queries
+    offset: int = 0,  # P, positions already cached before this block
+    device=None,  # torch device of the result
+) -> Tensor:  # [n, P+n] bool, True where row i may attend column j <= P+i
     """Causal mask of a block of `n` queries that follows `offset` cached positions
     (1 = may attend)."""
-    n, offset = check_int('n', n, 1), check_int('offset', offset, 0)
+    n, offset = check_int("n", n, 1), check_int("offset", offset, 0)
     return ~future_mask(offset + n, device=device)[offset:]
 
 # %% ../nbs/04_causal_mask.ipynb #dcab1652
-def additive_mask(allowed:Tensor, # bool mask, True = may attend
-                  dtype=torch.float32, # floating dtype of the result
-                 ) -> Tensor: # same shape, 0 where allowed and -inf elsewhere
+def additive_mask(
+    allowed: Tensor,  # bool mask, True = may attend
+    dtype=torch.float32,  # floating dtype of the result
+) -> Tensor:  # same shape, 0 where allowed and -inf elsewhere
     """The additive form M: 0 where `allowed`, -inf where not; `softmax(scores + M)`
     equals masking before softmax."""
     if not isinstance(allowed, Tensor) or allowed.dtype != torch.bool:
         what = type(allowed).__name__
-        if isinstance(allowed, Tensor): what += f" of dtype {allowed.dtype}"
+        if isinstance(allowed, Tensor):
+            what += f" of dtype {allowed.dtype}"
         raise TypeError(f"allowed must be a bool tensor, got {what}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating dtype, got {dtype}")
     M = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
-    return M.masked_fill(~allowed, float('-inf'))
+    return M.masked_fill(~allowed, float("-inf"))
 
 # %% ../nbs/04_causal_mask.ipynb #41ab8ee1
-def empty_rows(mask:Tensor, # bool, True = may attend, keys on the last axis
-              ) -> list: # index tuples of the rows with no visible key
+def empty_rows(
+    mask: Tensor,  # bool, True = may attend, keys on the last axis
+) -> list:  # index tuples of the rows with no visible key
     """Every query row of `mask` that can see no key at all (plain softmax would give
     NaN there)."""
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
         what = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise TypeError(f"mask must be a bool tensor (True = may attend), got {what}")
     if mask.ndim < 1:
-        raise ValueError("mask must have at least 1 dim (keys on the last axis), "
-                         "got shape []")
+        raise ValueError(
+            "mask must have at least 1 dim (keys on the last axis), got shape []"
+        )
     return [tuple(i) for i in (~mask.any(dim=-1)).nonzero().tolist()]
 
-def check_mask(mask:Tensor, # bool, True = may attend, keys on the last axis
-               name:str='mask', # the argument's name, used in the message
-               shape=None, # optional scores shape [..., T_q, T_k]
-              ) -> Tensor: # `mask` itself, when every row sees at least one key
+
+def check_mask(
+    mask: Tensor,  # bool, True = may attend, keys on the last axis
+    name: str = "mask",  # the argument's name, used in the message
+    shape=None,  # optional scores shape [..., T_q, T_k]
+) -> Tensor:  # `mask` itself, when every row sees at least one key
     """Raise a `ValueError` that reports the shape and every row left with no visible
     key. With `shape`, `mask` must also broadcast to that scores shape."""
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
         what = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise TypeError(f"{name} must be a bool tensor (True = may attend), got {what}")
     if mask.ndim < 1:
-        raise ValueError(f"{name} must have at least 1 dim (keys on the last axis), "
-                         f"got shape []")
+        raise ValueError(
+            f"{name} must have at least 1 dim (keys on the last axis), got shape []"
+        )
     if shape is not None:
         shape = torch.Size(shape)
-        try: ok = torch.broadcast_shapes(mask.shape, shape) == shape
-        except RuntimeError: ok = False
+        try:
+            ok = torch.broadcast_shapes(mask.shape, shape) == shape
+        except RuntimeError:
+            ok = False
         if not ok:
-            raise ValueError(f"{name} of shape {shape_of(mask)} does not broadcast "
-                             f"to the scores' shape {list(shape)}")
+            raise ValueError(
+                f"{name} of shape {shape_of(mask)} does not broadcast "
+                f"to the scores' shape {list(shape)}"
+            )
     # no data to read; a data-dependent branch breaks a graph
-    if mask.is_meta or torch.compiler.is_compiling(): return mask
+    if mask.is_meta or torch.compiler.is_compiling():
+        return mask
     rows = empty_rows(mask)
     if rows:
-        raise ValueError(f"{name} of shape {shape_of(mask)} has {len(rows)} row(s) "
-                         f"with no visible key (softmax would give NaN): {rows}")
+        raise ValueError(
+            f"{name} of shape {shape_of(mask)} has {len(rows)} row(s) "
+            f"with no visible key (softmax would give NaN): {rows}"
+        )
     return mask
 
 # %% ../nbs/04_causal_mask.ipynb #200b17f5
-def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already scaled)
-                   allowed:Tensor|None=None, # bool, True = may attend; None = no mask
-                   name:str='allowed', # the mask argument's name, used in messages
-                   validate:bool=True, # refuse empty rows and NaN/+inf scores
-                  ) -> Tensor: # [..., T_q, T_k] weights, rows sum to 1, masked keys 0
+def masked_softmax(
+    scores: Tensor,  # [..., T_q, T_k] floating scores (already scaled)
+    allowed: Tensor | None = None,  # bool, True = may attend; None = no mask
+    name: str = "allowed",  # the mask argument's name, used in messages
+    validate: bool = True,  # refuse empty rows and NaN/+inf scores
+) -> Tensor:  # [..., T_q, T_k] weights, rows sum to 1, masked keys 0
     """Softmax over the last axis with the mask applied **before** it (`-inf` fill);
     never returns NaN.
 
@@ -102,71 +119,89 @@ def masked_softmax(scores:Tensor, # [..., T_q, T_k] floating scores (already sca
         what = scores.dtype if isinstance(scores, Tensor) else type(scores).__name__
         raise TypeError(f"scores must be a floating tensor, got {what}")
     if scores.ndim < 1:
-        raise ValueError("scores must have at least 1 dim (keys on the last axis), "
-                         "got shape []")
+        raise ValueError(
+            "scores must have at least 1 dim (keys on the last axis), got shape []"
+        )
     if allowed is not None:
         if isinstance(allowed, Tensor) and allowed.device != scores.device:
-            raise ValueError(f"{name} must be on the device of the scores, "
-                             f"got {name} on {allowed.device}, "
-                             f"scores on {scores.device}")
-        if validate: check_mask(allowed, name, shape=scores.shape)
-        scores = scores.masked_fill(~allowed, float('-inf'))  # masked keys: e^-inf = 0
+            raise ValueError(
+                f"{name} must be on the device of the scores, "
+                f"got {name} on {allowed.device}, "
+                f"scores on {scores.device}"
+            )
+        if validate:
+            check_mask(allowed, name, shape=scores.shape)
+        scores = scores.masked_fill(~allowed, float("-inf"))  # masked keys: e^-inf = 0
     # the values (none while compiling)
     if validate and not (scores.is_meta or torch.compiler.is_compiling()):
         # only visible scores can still be bad
         bad = torch.isnan(scores) | torch.isposinf(scores)
         if bad.any():
-            raise ValueError(f"scores of shape {shape_of(scores)} contain NaN or +inf "
-                             f"at visible keys (first at {bad.nonzero()[0].tolist()}); "
-                             f"softmax would give NaN")
+            raise ValueError(
+                f"scores of shape {shape_of(scores)} contain NaN or +inf "
+                f"at visible keys (first at {bad.nonzero()[0].tolist()}); "
+                f"softmax would give NaN"
+            )
         # keys already at -inf count as masked
-        check_mask(scores > float('-inf'), f"{name} & (scores > -inf)")
+        check_mask(scores > float("-inf"), f"{name} & (scores > -inf)")
     return torch.softmax(scores, dim=-1)
 
 # %% ../nbs/04_causal_mask.ipynb #66a255db
-def padding_mask(lengths, # [B] number of real tokens in each sequence
-                 T:int, # padded length
-                 side:str='right', # where the padding sits: 'right' or 'left'
-                 device=None, # torch device of the result
-                ) -> Tensor: # [B, T] bool, True for real tokens
+def padding_mask(
+    lengths,  # [B] number of real tokens in each sequence
+    T: int,  # padded length
+    side: str = "right",  # where the padding sits: 'right' or 'left'
+    device=None,  # torch device of the result
+) -> Tensor:  # [B, T] bool, True for real tokens
     "Key padding mask: `True` at the real tokens of each padded sequence."
-    T = check_int('T', T, 1)
-    if side not in ('right', 'left'):
+    T = check_int("T", T, 1)
+    if side not in ("right", "left"):
         raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     lengths = torch.as_tensor(lengths, device=device)
     dt = lengths.dtype
     if lengths.ndim != 1 or dt.is_floating_point or dt == torch.bool:
-        raise ValueError(f"lengths must be a 1-D sequence of ints, "
-                         f"got {lengths.tolist()!r}")
+        raise ValueError(
+            f"lengths must be a 1-D sequence of ints, got {lengths.tolist()!r}"
+        )
     bad = [int(l) for l in lengths if not 0 <= l <= T]
-    if bad: raise ValueError(f"lengths must lie in 0..T={T}, got {bad}")
+    if bad:
+        raise ValueError(f"lengths must lie in 0..T={T}, got {bad}")
     pos = torch.arange(T, device=lengths.device)
-    return pos < lengths[:, None] if side == 'right' else pos >= (T - lengths)[:, None]
+    return pos < lengths[:, None] if side == "right" else pos >= (T - lengths)[:, None]
 
 # %% ../nbs/04_causal_mask.ipynb #8689a5c6
-def padded_causal_mask(causal:Tensor|None=None, # [Tq, Tk] bool, True = may attend
-                       key_padding:Tensor|None=None, # [B, Tk] bool, True = real key
-                      ) -> Tensor: # [B, 1, Tq, Tk] (or [Tq, Tk]), True = may attend
+def padded_causal_mask(
+    causal: Tensor | None = None,  # [Tq, Tk] bool, True = may attend
+    key_padding: Tensor | None = None,  # [B, Tk] bool, True = real key
+) -> Tensor:  # [B, 1, Tq, Tk] (or [Tq, Tk]), True = may attend
     """Combine a causal mask (e.g. `causal_mask`) and a key padding mask; broadcastable
     over heads as `[B, 1, Tq, Tk]`, or `[Tq, Tk]` without padding."""
     if causal is None and key_padding is None:
         raise ValueError("give at least one of causal or key_padding")
-    for name, m in (('causal', causal), ('key_padding', key_padding)):
-        if m is None: continue
+    for name, m in (("causal", causal), ("key_padding", key_padding)):
+        if m is None:
+            continue
         if not isinstance(m, Tensor) or m.dtype != torch.bool:
             what = m.dtype if isinstance(m, Tensor) else type(m).__name__
             raise TypeError(f"{name} must be a 2-D bool tensor, got {what}")
         if m.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D bool tensor, "
-                             f"got shape {shape_of(m)}")
-    if key_padding is None: return causal
+            raise ValueError(
+                f"{name} must be a 2-D bool tensor, got shape {shape_of(m)}"
+            )
+    if key_padding is None:
+        return causal
     pad = key_padding[:, None, None, :]
-    if causal is None: return pad
+    if causal is None:
+        return pad
     if causal.shape[-1] != key_padding.shape[-1]:
-        raise ValueError(f"causal has {causal.shape[-1]} key columns but key_padding "
-                         f"has {key_padding.shape[-1]}")
+        raise ValueError(
+            f"causal has {causal.shape[-1]} key columns but key_padding "
+            f"has {key_padding.shape[-1]}"
+        )
     if causal.device != key_padding.device:
-        raise ValueError(f"causal and key_padding must be on one device, "
-                         f"got causal on {causal.device}, "
-                         f"key_padding on {key_padding.device}")
+        raise ValueError(
+            f"causal and key_padding must be on one device, "
+            f"got causal on {causal.device}, "
+            f"key_padding on {key_padding.device}"
+        )
     return causal[None, None] & pad

@@ -19,8 +19,13 @@ __all__ = ['CausalAttention', 'MultiHeadAttentionWrapper', 'MultiHeadAttention',
 def _check_args(d_in, d_out, context_length, dropout):
     """Check the constructor arguments shared by the upstream attention classes;
     return them as `int`s and a `float`."""
-    return (check_int('d_in', d_in, 1), check_int('d_out', d_out, 1),
-            check_int('context_length', context_length, 1), check_dropout(dropout))
+    return (
+        check_int("d_in", d_in, 1),
+        check_int("d_out", d_out, 1),
+        check_int("context_length", context_length, 1),
+        check_dropout(dropout),
+    )
+
 
 def _check_input(x, d_in, context_length, weight):
     """Check that `x` is `[B, T, d_in]` with `T <= context_length`, of `weight`'s
@@ -30,44 +35,52 @@ def _check_input(x, d_in, context_length, weight):
     if x.dtype != weight.dtype:
         raise TypeError(f"x must have the module's dtype {weight.dtype}, got {x.dtype}")
     if x.device != weight.device:
-        raise ValueError(f"x must be on the module's device {weight.device}, "
-                         f"got {x.device}")
+        raise ValueError(
+            f"x must be on the module's device {weight.device}, got {x.device}"
+        )
     if x.ndim != 3:
-        raise ValueError(f"x must have shape [B, T, d_in] (3 dims), "
-                         f"got {list(x.shape)}")
+        raise ValueError(
+            f"x must have shape [B, T, d_in] (3 dims), got {list(x.shape)}"
+        )
     if x.shape[-1] != d_in:
         raise ValueError(f"x must have last dim d_in={d_in}, got shape {list(x.shape)}")
     if x.shape[1] > context_length:
-        raise ValueError(f"num_tokens={x.shape[1]} exceeds "
-                         f"context_length={context_length} (the mask buffer's size)")
+        raise ValueError(
+            f"num_tokens={x.shape[1]} exceeds "
+            f"context_length={context_length} (the mask buffer's size)"
+        )
     check_finite(x)
 
 # %% ../nbs/07_multihead.ipynb #1aa15961
 class CausalAttention(nn.Module):
     """Upstream's single causal head with a batch axis:
     `[B, T, d_in]` -> `[B, T, d_out]`."""
-    def __init__(self,
-                 d_in:int, # width of each input token
-                 d_out:int, # width of the queries, keys, values and output
-                 context_length:int, # longest sequence the mask buffer covers
-                 dropout:float, # dropout rate on the attention weights, in [0, 1)
-                 qkv_bias:bool=False, # add a bias to the three projections
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # width of each input token
+        d_out: int,  # width of the queries, keys, values and output
+        context_length: int,  # longest sequence the mask buffer covers
+        dropout: float,  # dropout rate on the attention weights, in [0, 1)
+        qkv_bias: bool = False,  # add a bias to the three projections
+    ):
         super().__init__()
         d_in, d_out, context_length, dropout = _check_args(
-            d_in, d_out, context_length, dropout)
-        check_bool('qkv_bias', qkv_bias)
+            d_in, d_out, context_length, dropout
+        )
+        check_bool("qkv_bias", qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.dropout = nn.Dropout(dropout)
         # [L, L], 1 above the diagonal
-        self.register_buffer('mask', future_mask(context_length).float())
+        self.register_buffer("mask", future_mask(context_length).float())
 
-    def forward(self,
-                x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, d_out]
+    def forward(
+        self,
+        x: Tensor,  # [B, T, d_in] the inputs
+    ) -> Tensor:  # [B, T, d_out]
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
         b, num_tokens, d_in = x.shape
         keys = self.W_key(x)  # [b, T, d_out]
@@ -75,7 +88,7 @@ class CausalAttention(nn.Module):
         values = self.W_value(x)
         attn_scores = queries @ keys.transpose(1, 2)  # [b, T, T]
         attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
         attn_weights = self.dropout(attn_weights)
         return attn_weights @ values  # [b, T, d_out]
 
@@ -83,26 +96,33 @@ class CausalAttention(nn.Module):
 class MultiHeadAttentionWrapper(nn.Module):
     """Upstream's stack of independent `CausalAttention` heads:
     `[B, T, d_in]` -> `[B, T, d_out * num_heads]`."""
-    def __init__(self,
-                 d_in:int, # width of each input token
-                 d_out:int, # width of EACH head (the output: d_out * num_heads)
-                 context_length:int, # longest sequence the mask buffers cover
-                 dropout:float, # dropout rate on the attention weights, in [0, 1)
-                 num_heads:int, # number of independent heads
-                 qkv_bias:bool=False, # add a bias to the projections of every head
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # width of each input token
+        d_out: int,  # width of EACH head (the output: d_out * num_heads)
+        context_length: int,  # longest sequence the mask buffers cover
+        dropout: float,  # dropout rate on the attention weights, in [0, 1)
+        num_heads: int,  # number of independent heads
+        qkv_bias: bool = False,  # add a bias to the projections of every head
+    ):
         super().__init__()
         d_in, d_out, context_length, dropout = _check_args(
-            d_in, d_out, context_length, dropout)
-        num_heads = check_int('num_heads', num_heads, 1)
-        check_bool('qkv_bias', qkv_bias)
+            d_in, d_out, context_length, dropout
+        )
+        num_heads = check_int("num_heads", num_heads, 1)
+        check_bool("qkv_bias", qkv_bias)
         self.heads = nn.ModuleList(
-            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
-             for _ in range(num_heads)])
+            [
+                CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+                for _ in range(num_heads)
+            ]
+        )
 
-    def forward(self,
-                x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, num_heads * d_out]
+    def forward(
+        self,
+        x: Tensor,  # [B, T, d_in] the inputs
+    ) -> Tensor:  # [B, T, num_heads * d_out]
         # H x [B, T, d_out] -> [B, T, H*d_out]
         return torch.cat([head(x) for head in self.heads], dim=-1)
 
@@ -110,19 +130,22 @@ class MultiHeadAttentionWrapper(nn.Module):
 class MultiHeadAttention(nn.Module):
     """Upstream's multi-head causal attention: `[B, T, d_in]` -> `[B, T, d_out]`,
     `d_out` split over `num_heads` heads."""
-    def __init__(self,
-                 d_in:int, # width of each input token
-                 d_out:int, # TOTAL width of all heads together (and of the output)
-                 context_length:int, # longest sequence the mask buffer covers
-                 dropout:float, # dropout rate on the attention weights, in [0, 1)
-                 num_heads:int, # number of heads; must divide d_out
-                 qkv_bias:bool=False, # add a bias to the three projections
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # width of each input token
+        d_out: int,  # TOTAL width of all heads together (and of the output)
+        context_length: int,  # longest sequence the mask buffer covers
+        dropout: float,  # dropout rate on the attention weights, in [0, 1)
+        num_heads: int,  # number of heads; must divide d_out
+        qkv_bias: bool = False,  # add a bias to the three projections
+    ):
         super().__init__()
         d_in, d_out, context_length, dropout = _check_args(
-            d_in, d_out, context_length, dropout)
-        d_out, num_heads = check_heads(d_out, num_heads, 'd_out', 'num_heads')
-        check_bool('qkv_bias', qkv_bias)
+            d_in, d_out, context_length, dropout
+        )
+        d_out, num_heads = check_heads(d_out, num_heads, "d_out", "num_heads")
+        check_bool("qkv_bias", qkv_bias)
         self.d_in, self.d_out, self.context_length = d_in, d_out, context_length
         self.num_heads = num_heads
         self.head_dim = d_out // num_heads
@@ -132,11 +155,12 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(d_out, d_out)  # mixes the heads
         self.dropout = nn.Dropout(dropout)
         # [L, L], 1 above the diagonal
-        self.register_buffer('mask', future_mask(context_length).float())
+        self.register_buffer("mask", future_mask(context_length).float())
 
-    def forward(self,
-                x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, d_out]
+    def forward(
+        self,
+        x: Tensor,  # [B, T, d_in] the inputs
+    ) -> Tensor:  # [B, T, d_out]
         _check_input(x, self.d_in, self.context_length, self.W_query.weight)
         b, num_tokens, d_in = x.shape
         # [b, T, d_out] -> [b, H, T, head_dim]
@@ -147,122 +171,154 @@ class MultiHeadAttention(nn.Module):
         attn_scores = queries @ keys.transpose(2, 3)
         mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
         attn_scores.masked_fill_(mask_bool, -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
         attn_weights = self.dropout(attn_weights)
         # [b, H, T, head_dim] -> [b, T, d_out]
         context_vec = merge_heads(attn_weights @ values)
         return self.out_proj(context_vec)
 
 # %% ../nbs/07_multihead.ipynb #8a6b7e0c
-def wrapper_to_mha(wrapper:MultiHeadAttentionWrapper, # independent heads
-                  ) -> MultiHeadAttention: # computes the same function as `wrapper`
+def wrapper_to_mha(
+    wrapper: MultiHeadAttentionWrapper,  # independent heads
+) -> MultiHeadAttention:  # computes the same function as `wrapper`
     """A `MultiHeadAttention` whose weights are the wrapper's heads stacked by rows,
     and `out_proj` identity (or the wrapper's, when it has an `out_proj`)."""
     if not isinstance(wrapper, MultiHeadAttentionWrapper):
-        raise TypeError(f"wrapper must be a MultiHeadAttentionWrapper, "
-                        f"got {type(wrapper).__name__}")
+        raise TypeError(
+            f"wrapper must be a MultiHeadAttentionWrapper, got {type(wrapper).__name__}"
+        )
     heads = list(wrapper.heads)
     h0 = heads[0]
     p = h0.W_query.weight
     # the throwaway initialisation leaves the global RNG untouched
     with torch.random.fork_rng(devices=[]):
-        mha = MultiHeadAttention(h0.d_in, h0.d_out * len(heads), h0.context_length,
-                                 h0.dropout.p, len(heads),
-                                 qkv_bias=h0.W_query.bias is not None)
+        mha = MultiHeadAttention(
+            h0.d_in,
+            h0.d_out * len(heads),
+            h0.context_length,
+            h0.dropout.p,
+            len(heads),
+            qkv_bias=h0.W_query.bias is not None,
+        )
     mha = mha.to(device=p.device, dtype=p.dtype)
     with torch.no_grad():
-        for name in ('W_query', 'W_key', 'W_value'):
+        for name in ("W_query", "W_key", "W_value"):
             dst = getattr(mha, name)
             # H x [d, d_in] -> [H*d, d_in]
             dst.weight.copy_(torch.cat([getattr(h, name).weight for h in heads], dim=0))
             if dst.bias is not None:
                 dst.bias.copy_(torch.cat([getattr(h, name).bias for h in heads]))
-        proj = getattr(wrapper, 'out_proj', None)
+        proj = getattr(wrapper, "out_proj", None)
         if proj is None:
             eye = torch.eye(mha.d_out, dtype=p.dtype, device=p.device)
             mha.out_proj.weight.copy_(eye)
             mha.out_proj.bias.zero_()
-        else: mha.out_proj.load_state_dict(proj.state_dict())
+        else:
+            mha.out_proj.load_state_dict(proj.state_dict())
     return mha.train(wrapper.training)
 
 # %% ../nbs/07_multihead.ipynb #4c7913c7
 def _check_track_shape(B, T, D, H):
     """Refuse shapes the split cannot handle: ints >= 1 and D divisible by H; return
     them as `int`s."""
-    B, T = check_int('B', B, 1), check_int('T', T, 1)
-    return (B, T) + check_heads(D, H, 'D', 'H')
-
+    B, T = check_int("B", B, 1), check_int("T", T, 1)
+    return (B, T) + check_heads(D, H, "D", "H")
 
 # %% ../nbs/07_multihead.ipynb #7c1c3a71
-def layouts(B:int, # batch size
-            T:int, # positions per sequence
-            D:int, # total projection width; must be divisible by H
-            H:int, # number of heads
-            wrong_merge:bool=False, # merge [B,H,T,d] without transposing back
-           ) -> list: # five int64 tensors of element ids, see `stage_names`
+def layouts(
+    B: int,  # batch size
+    T: int,  # positions per sequence
+    D: int,  # total projection width; must be divisible by H
+    H: int,  # number of heads
+    wrong_merge: bool = False,  # merge [B,H,T,d] without transposing back
+) -> list:  # five int64 tensors of element ids, see `stage_names`
     """The five layouts of the ids `0..B*T*D-1` through split and merge, computed
     with torch's own reshape/transpose."""
-    B, T, D, H = _check_track_shape(B, T, D, H); check_bool('wrong_merge', wrong_merge)
+    B, T, D, H = _check_track_shape(B, T, D, H)
+    check_bool("wrong_merge", wrong_merge)
     d = D // H
     x = torch.arange(B * T * D).view(B, T, D)  # [B, T, D], id = flat index
-    x4 = x.view(B, T, H, d)                     # [B, T, H, d]
-    xh = x4.transpose(1, 2)                     # [B, H, T, d]
+    x4 = x.view(B, T, H, d)  # [B, T, H, d]
+    xh = x4.transpose(1, 2)  # [B, H, T, d]
     # [B, H, T, d] -> [B, T, D]: positions mixed
-    if wrong_merge: return [x, x4, xh, xh, xh.reshape(B, T, D)]
-    back = xh.transpose(1, 2)                   # [B, T, H, d]
+    if wrong_merge:
+        return [x, x4, xh, xh, xh.reshape(B, T, D)]
+    back = xh.transpose(1, 2)  # [B, T, H, d]
     return [x, x4, xh, back, back.reshape(B, T, D)]  # [B, T, H, d] -> [B, T, D]
 
 # %% ../nbs/07_multihead.ipynb #ba0ef928
-def stage_names(wrong_merge:bool=False, # name the wrong-merge path instead
-               ) -> list: # five labels, one per layout
+def stage_names(
+    wrong_merge: bool = False,  # name the wrong-merge path instead
+) -> list:  # five labels, one per layout
     "Labels of the five layouts of `layouts`."
-    check_bool('wrong_merge', wrong_merge)
-    if wrong_merge: return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
-                            'no transpose back [B,H,T,d]', 'wrong reshape [B,T,D]']
-    return ['project [B,T,D]', 'view [B,T,H,d]', 'transpose [B,H,T,d]',
-            'transpose back [B,T,H,d]', 'merge [B,T,D]']
+    check_bool("wrong_merge", wrong_merge)
+    if wrong_merge:
+        return [
+            "project [B,T,D]",
+            "view [B,T,H,d]",
+            "transpose [B,H,T,d]",
+            "no transpose back [B,H,T,d]",
+            "wrong reshape [B,T,D]",
+        ]
+    return [
+        "project [B,T,D]",
+        "view [B,T,H,d]",
+        "transpose [B,H,T,d]",
+        "transpose back [B,T,H,d]",
+        "merge [B,T,D]",
+    ]
 
 # %% ../nbs/07_multihead.ipynb #a74d6f2f
 def _check_element(e, B, T, D):
     "Refuse an element id outside 0..B*T*D-1; return it as an `int`."
     n = B * T * D
     # int or NumPy int; not bool, float or str
-    try: k = None if isinstance(e, bool) else operator.index(e)
-    except TypeError: k = None
+    try:
+        k = None if isinstance(e, bool) else operator.index(e)
+    except TypeError:
+        k = None
     if k is None or not 0 <= k < n:
-        raise ValueError(f"e must be an element id in 0..{n - 1} (B*T*D={n}), "
-                         f"got {e!r}")
+        raise ValueError(
+            f"e must be an element id in 0..{n - 1} (B*T*D={n}), got {e!r}"
+        )
     return k
 
-
 # %% ../nbs/07_multihead.ipynb #9a97a62f
-def track_element(e:int, # element id = flat index in the projected [B, T, D] tensor
-                  B:int, T:int, D:int, H:int, # batch, positions, total width, heads
-                  wrong_merge:bool=False, # follow the wrong merge instead
-                 ) -> list: # five coordinate lists, one per layout of `layouts`
+def track_element(
+    e: int,  # element id = flat index in the projected [B, T, D] tensor
+    B: int,
+    T: int,
+    D: int,
+    H: int,  # batch, positions, total width, heads
+    wrong_merge: bool = False,  # follow the wrong merge instead
+) -> list:  # five coordinate lists, one per layout of `layouts`
     """Where element `e` sits in each of the five layouts (found by searching the
     torch layouts)."""
-    B, T, D, H = _check_track_shape(B, T, D, H); e = _check_element(e, B, T, D)
+    B, T, D, H = _check_track_shape(B, T, D, H)
+    e = _check_element(e, B, T, D)
     return [(t == e).nonzero()[0].tolist() for t in layouts(B, T, D, H, wrong_merge)]
 
 # %% ../nbs/07_multihead.ipynb #2af4b540
 class MultiHeadAttentionWrapperWithProj(MultiHeadAttentionWrapper):
     """Variant A of upstream's compressed notebook: independent `CausalAttention`
     heads, concatenated, then `out_proj`."""
-    def __init__(self,
-                 d_in:int, # width of each input token
-                 d_out:int, # width of EACH head
-                 context_length:int, # longest sequence the mask buffers cover
-                 dropout:float, # dropout rate on the attention weights, in [0, 1)
-                 num_heads:int, # number of independent heads
-                 qkv_bias:bool=False, # add a bias to the projections of every head
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # width of each input token
+        d_out: int,  # width of EACH head
+        context_length: int,  # longest sequence the mask buffers cover
+        dropout: float,  # dropout rate on the attention weights, in [0, 1)
+        num_heads: int,  # number of independent heads
+        qkv_bias: bool = False,  # add a bias to the projections of every head
+    ):
         super().__init__(d_in, d_out, context_length, dropout, num_heads, qkv_bias)
         # d_out * num_heads, as checked ints
         width = self.heads[0].d_out * len(self.heads)
         self.out_proj = nn.Linear(width, width)
 
-    def forward(self,
-                x:Tensor, # [B, T, d_in] the inputs
-               ) -> Tensor: # [B, T, num_heads * d_out]
+    def forward(
+        self,
+        x: Tensor,  # [B, T, d_in] the inputs
+    ) -> Tensor:  # [B, T, num_heads * d_out]
         return self.out_proj(super().forward(x))  # [B, T, H*d_out] -> [B, T, H*d_out]

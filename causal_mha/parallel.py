@@ -13,45 +13,62 @@ from .ground import check_int
 __all__ = ['qkv_rows', 'shard_heads']
 
 # %% ../nbs/17_parallel.ipynb #21ef9694
-def qkv_rows(n_heads:int, # query heads of the module
-             n_kv_heads:int, # key/value heads
-             head_dim:int, # width of one head
-             world_size:int, # number of ranks
-            ) -> Tensor: # row indices into `qkv`
+def qkv_rows(
+    n_heads: int,  # query heads of the module
+    n_kv_heads: int,  # key/value heads
+    head_dim: int,  # width of one head
+    world_size: int,  # number of ranks
+) -> Tensor:  # row indices into `qkv`
     """Order of `qkv`'s rows that gives rank r the contiguous block [q_r | k_r | v_r] of
     its own heads: `(n_heads + 2 n_kv_heads) head_dim` row indices. `world_size` must
     divide `n_heads` and `n_kv_heads`."""
-    H, Hkv, d, w = (check_int(n, v, 1) for n, v in (
-        ('n_heads', n_heads), ('n_kv_heads', n_kv_heads),
-        ('head_dim', head_dim), ('world_size', world_size)))
-    if H % w or Hkv % w: raise ValueError(
-        f"n_heads={H} and n_kv_heads={Hkv} must both be divisible by world_size={w}")
-    q = torch.arange(H * d).view(w, -1)                      # [w, H/w * d]   queries
-    k = (H * d + torch.arange(Hkv * d)).view(w, -1)          # [w, Hkv/w * d] keys
+    H, Hkv, d, w = (
+        check_int(n, v, 1)
+        for n, v in (
+            ("n_heads", n_heads),
+            ("n_kv_heads", n_kv_heads),
+            ("head_dim", head_dim),
+            ("world_size", world_size),
+        )
+    )
+    if H % w or Hkv % w:
+        raise ValueError(
+            f"n_heads={H} and n_kv_heads={Hkv} must both be divisible by world_size={w}"
+        )
+    q = torch.arange(H * d).view(w, -1)  # [w, H/w * d]   queries
+    k = (H * d + torch.arange(Hkv * d)).view(w, -1)  # [w, Hkv/w * d] keys
     v = ((H + Hkv) * d + torch.arange(Hkv * d)).view(w, -1)  # [w, Hkv/w * d] values
-    return torch.cat((q, k, v), 1).flatten()                 # [(H + 2 Hkv) d]
+    return torch.cat((q, k, v), 1).flatten()  # [(H + 2 Hkv) d]
+
 
 class _Local(nn.Module):
     """A parametrization: this rank's part of a DTensor parameter as a plain tensor;
     its gradient goes back as `grad` (None: the parameter's placement)."""
-    def __init__(self, grad:list|None=None):
+
+    def __init__(self, grad: list | None = None):
         super().__init__()
         self.grad = grad
-    def forward(self, x): return x.to_local(grad_placements=self.grad)
 
-def _distribute(module:nn.Module, name:str, mesh, placement, grad=None):
+    def forward(self, x):
+        return x.to_local(grad_placements=self.grad)
+
+
+def _distribute(module: nn.Module, name: str, mesh, placement, grad=None):
     """`module.name` as a DTensor parameter with `placement`, read as this rank's
     plain tensor."""
     from torch.distributed.tensor import distribute_tensor
     from torch.nn.utils import parametrize
+
     p = getattr(module, name)
     dp = distribute_tensor(p.detach(), mesh, [placement])
     setattr(module, name, nn.Parameter(dp, p.requires_grad))
     parametrize.register_parametrization(module, name, _Local(grad), unsafe=True)
 
-def shard_heads(attn:Attention, # the module to shard, in place
-                mesh, # a 1-D `torch.distributed` DeviceMesh
-               ) -> Attention: # `attn`, each rank holding its own heads
+
+def shard_heads(
+    attn: Attention,  # the module to shard, in place
+    mesh,  # a 1-D `torch.distributed` DeviceMesh
+) -> Attention:  # `attn`, each rank holding its own heads
     """Shard `attn` over `mesh` by heads: `qkv` rows re-packed per rank, then
     ColwiseParallel; `out_proj` RowwiseParallel; the sinks (one logit per query head)
     split by head; the per-head QK-norm weights replicated, each rank's gradient a
@@ -66,24 +83,35 @@ def shard_heads(attn:Attention, # the module to shard, in place
     """
     from torch.distributed.tensor import Partial, Replicate, Shard
     from torch.distributed.tensor.parallel import (
-        parallelize_module, ColwiseParallel, RowwiseParallel)
-    if not isinstance(attn, Attention): raise TypeError(
-        f"attn must be a causal_mha.Attention, got {type(attn).__name__}")
-    if attn.qk_norm == 'proj': raise ValueError(
-        "attn has qk_norm='proj': its RMSNorm is over the whole query (key) "
-        "projection, every head's features together, which no rank holds alone; "
-        "shard a module with qk_norm='head' or None")
-    if mesh.ndim != 1: raise ValueError(
-        f"mesh must be 1-D (one rank per shard of heads), got {mesh.ndim}-D")
+        parallelize_module,
+        ColwiseParallel,
+        RowwiseParallel,
+    )
+
+    if not isinstance(attn, Attention):
+        raise TypeError(
+            f"attn must be a causal_mha.Attention, got {type(attn).__name__}"
+        )
+    if attn.qk_norm == "proj":
+        raise ValueError(
+            "attn has qk_norm='proj': its RMSNorm is over the whole query (key) "
+            "projection, every head's features together, which no rank holds alone; "
+            "shard a module with qk_norm='head' or None"
+        )
+    if mesh.ndim != 1:
+        raise ValueError(
+            f"mesh must be 1-D (one rank per shard of heads), got {mesh.ndim}-D"
+        )
     rows = qkv_rows(attn.n_heads, attn.n_kv_heads, attn.head_dim, mesh.size())
     with torch.no_grad():
         # q | k | v  ->  [q_0 | k_0 | v_0] [q_1 | k_1 | v_1] ...
-        for p in attn.qkv.parameters(): p.copy_(p[rows])
-    plan = {'qkv': ColwiseParallel(), 'out_proj': RowwiseParallel()}
+        for p in attn.qkv.parameters():
+            p.copy_(p[rows])
+    plan = {"qkv": ColwiseParallel(), "out_proj": RowwiseParallel()}
     parallelize_module(attn, mesh, plan)
     if attn.sinks is not None:
-        _distribute(attn, 'sinks', mesh, Shard(0))    # head h's sink where head h is
-    if attn.qk_norm == 'head':     # one weight for every head: each rank's grad a part
+        _distribute(attn, "sinks", mesh, Shard(0))  # head h's sink where head h is
+    if attn.qk_norm == "head":  # one weight for every head: each rank's grad a part
         for norm in (attn.q_norm, attn.k_norm):
-            _distribute(norm, 'weight', mesh, Replicate(), [Partial()])
+            _distribute(norm, "weight", mesh, Replicate(), [Partial()])
     return attn

@@ -18,10 +18,12 @@ __all__ = ['MultiHeadAttentionCombinedQKV', 'MHAEinsum', 'MHAPyTorchScaledDotPro
 class MultiHeadAttentionCombinedQKV(nn.Module):
     """Upstream's combined-QKV multi-head attention: one `Linear(d_in, 3*d_out)`,
     explicit masked softmax."""
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0,
-                 qkv_bias=False):
+
+    def __init__(
+        self, d_in, d_out, num_heads, context_length, dropout=0.0, qkv_bias=False
+    ):
         super().__init__()
-        check_heads(d_out, num_heads, 'd_out', 'num_heads')
+        check_heads(d_out, num_heads, "d_out", "num_heads")
         self.num_heads, self.context_length = num_heads, context_length
         self.head_dim = d_out // num_heads
         self.qkv = nn.Linear(d_in, 3 * d_out, bias=qkv_bias)
@@ -29,14 +31,14 @@ class MultiHeadAttentionCombinedQKV(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("mask", future_mask(context_length))
 
-    def forward(self, x): # [B, T, d_in]
+    def forward(self, x):  # [B, T, d_in]
         b, t, _ = x.shape
         # [B, T, 3, H, d]
         qkv = self.qkv(x).view(b, t, 3, self.num_heads, self.head_dim)
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # 3 x [B, H, T, d]
         scores = q @ k.transpose(-2, -1)  # [B, H, T, T]
         scores = scores.masked_fill(self.mask[:t, :t], -torch.inf)
-        w = self.dropout(torch.softmax(scores / k.shape[-1]**0.5, dim=-1))
+        w = self.dropout(torch.softmax(scores / k.shape[-1] ** 0.5, dim=-1))
         ctx = (w @ v).transpose(1, 2).contiguous()
         ctx = ctx.view(b, t, self.num_heads * self.head_dim)  # [B, T, d_out]
         return self.proj(ctx)
@@ -45,17 +47,20 @@ class MultiHeadAttentionCombinedQKV(nn.Module):
 class MHAEinsum(nn.Module):
     """Upstream's einsum multi-head attention (weights stored `[d_out, d_in]`, used as
     `x @ W`, so d_in must equal d_out)."""
+
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
-        check_heads(d_out, num_heads, 'd_out', 'num_heads')
+        check_heads(d_out, num_heads, "d_out", "num_heads")
         if d_in != d_out:
-            raise ValueError(f"MHAEinsum needs d_in == d_out (upstream's einsum "
-                             f"layout), got d_in={d_in}, d_out={d_out}")
+            raise ValueError(
+                f"MHAEinsum needs d_in == d_out (upstream's einsum "
+                f"layout), got d_in={d_in}, d_out={d_out}"
+            )
         self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
         self.W_query = nn.Parameter(torch.randn(d_out, d_in))
         self.W_key = nn.Parameter(torch.randn(d_out, d_in))
         self.W_value = nn.Parameter(torch.randn(d_out, d_in))
-        for name in ('bias_q', 'bias_k', 'bias_v'):
+        for name in ("bias_q", "bias_k", "bias_v"):
             bias = nn.Parameter(torch.zeros(d_out)) if qkv_bias else None
             self.register_parameter(name, bias)
         self.out_proj = nn.Linear(d_out, d_out)
@@ -68,15 +73,19 @@ class MHAEinsum(nn.Module):
             for bias in (self.bias_q, self.bias_k, self.bias_v):
                 nn.init.uniform_(bias, -bound, bound)
 
-    def forward(self, x): # [B, T, d_in]
+    def forward(self, x):  # [B, T, d_in]
         b, n, _ = x.shape
-        Q, K, V = (torch.einsum("bnd,di->bni", x, W)
-                   for W in (self.W_query, self.W_key, self.W_value))
+        Q, K, V = (
+            torch.einsum("bnd,di->bni", x, W)
+            for W in (self.W_query, self.W_key, self.W_value)
+        )
         if self.bias_q is not None:
             Q, K, V = Q + self.bias_q, K + self.bias_k, V + self.bias_v
         # [B, H, T, d] each
-        Q, K, V = (z.view(b, n, self.num_heads, self.head_dim).transpose(1, 2)
-                   for z in (Q, K, V))
+        Q, K, V = (
+            z.view(b, n, self.num_heads, self.head_dim).transpose(1, 2)
+            for z in (Q, K, V)
+        )
         # [B, H, T, T]
         scores = torch.einsum("bhnd,bhmd->bhnm", Q, K) / self.head_dim**0.5
         scores = scores.masked_fill(self.mask[:n, :n], -torch.inf)
@@ -89,23 +98,26 @@ class MHAEinsum(nn.Module):
 class MHAPyTorchScaledDotProduct(nn.Module):
     """Upstream's combined QKV followed by
     `F.scaled_dot_product_attention(is_causal=True)`."""
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0,
-                 qkv_bias=False):
+
+    def __init__(
+        self, d_in, d_out, num_heads, context_length, dropout=0.0, qkv_bias=False
+    ):
         super().__init__()
-        check_heads(d_out, num_heads, 'd_out', 'num_heads')
+        check_heads(d_out, num_heads, "d_out", "num_heads")
         self.num_heads, self.context_length = num_heads, context_length
         self.head_dim, self.d_out = d_out // num_heads, d_out
         self.qkv = nn.Linear(d_in, 3 * d_out, bias=qkv_bias)
         self.proj = nn.Linear(d_out, d_out)
         self.dropout = dropout
 
-    def forward(self, x): # [B, T, d_in]
+    def forward(self, x):  # [B, T, d_in]
         b, t, _ = x.shape
         qkv = self.qkv(x).view(b, t, 3, self.num_heads, self.head_dim)
         q, k, v = qkv.permute(2, 0, 3, 1, 4)  # 3 x [B, H, T, d]
         p = self.dropout if self.training else 0.0
-        ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=p,
-                                             is_causal=True)  # [B, H, T, d]
+        ctx = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=None, dropout_p=p, is_causal=True
+        )  # [B, H, T, d]
         ctx = ctx.transpose(1, 2).contiguous().view(b, t, self.d_out)
         return self.proj(ctx)  # [B, T, d_out]
 
@@ -114,31 +126,48 @@ class MHAPyTorchClass(nn.Module):
     """Upstream's wrapper of `torch.nn.MultiheadAttention` with a boolean causal mask
     and an extra `proj`. `need_weights=False` lets PyTorch use
     `scaled_dot_product_attention` inside."""
-    def __init__(self, d_in, d_out, num_heads, context_length, dropout=0.0,
-                 qkv_bias=False,
-                 need_weights=True): # False: PyTorch's fused kernel inside
+
+    def __init__(
+        self,
+        d_in,
+        d_out,
+        num_heads,
+        context_length,
+        dropout=0.0,
+        qkv_bias=False,
+        need_weights=True,
+    ):  # False: PyTorch's fused kernel inside
         super().__init__()
-        check_heads(d_out, num_heads, 'd_out', 'num_heads')
+        check_heads(d_out, num_heads, "d_out", "num_heads")
         if d_in != d_out:
-            raise ValueError(f"MHAPyTorchClass needs d_in == d_out (embed_dim), "
-                             f"got d_in={d_in}, d_out={d_out}")
+            raise ValueError(
+                f"MHAPyTorchClass needs d_in == d_out (embed_dim), "
+                f"got d_in={d_in}, d_out={d_out}"
+            )
         self.context_length, self.need_weights = context_length, need_weights
         self.multihead_attn = nn.MultiheadAttention(
-            embed_dim=d_out, num_heads=num_heads, dropout=dropout, bias=qkv_bias,
-            add_bias_kv=qkv_bias, batch_first=True)
+            embed_dim=d_out,
+            num_heads=num_heads,
+            dropout=dropout,
+            bias=qkv_bias,
+            add_bias_kv=qkv_bias,
+            batch_first=True,
+        )
         self.proj = nn.Linear(d_out, d_out)
         self.register_buffer("mask", future_mask(context_length))
 
-    def forward(self, x): # [B, T, d_in]
+    def forward(self, x):  # [B, T, d_in]
         t = min(x.shape[1], self.context_length)
-        out, _ = self.multihead_attn(x, x, x, attn_mask=self.mask[:t, :t],
-                                     need_weights=self.need_weights)
+        out, _ = self.multihead_attn(
+            x, x, x, attn_mask=self.mask[:t, :t], need_weights=self.need_weights
+        )
         return self.proj(out)
 
 # %% ../nbs/11a_peers.ipynb #3555eebd
 class CausalSelfAttention(nn.Module):
     """nanoGPT's attention (model.py), as published; `flash=False` takes its path with
     the mask buffer."""
+
     def __init__(self, n_embd, n_head, block_size, bias=True, dropout=0.0, flash=True):
         super().__init__()
         assert n_embd % n_head == 0
@@ -151,8 +180,12 @@ class CausalSelfAttention(nn.Module):
         if not self.flash:
             # causal mask to ensure that attention is only applied to the left in the
             # input sequence
-            self.register_buffer("bias", torch.tril(torch.ones(block_size, block_size))
-                                 .view(1, 1, block_size, block_size))
+            self.register_buffer(
+                "bias",
+                torch.tril(torch.ones(block_size, block_size)).view(
+                    1, 1, block_size, block_size
+                ),
+            )
 
     def forward(self, x):
         B, T, C = x.size()
@@ -163,11 +196,16 @@ class CausalSelfAttention(nn.Module):
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         if self.flash:
             y = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=None, is_causal=True,
-                dropout_p=self.dropout if self.training else 0)
+                q,
+                k,
+                v,
+                attn_mask=None,
+                is_causal=True,
+                dropout_p=self.dropout if self.training else 0,
+            )
         else:
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float('-inf'))
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
             att = self.attn_dropout(F.softmax(att, dim=-1))
             y = att @ v  # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)
         # re-assemble all head outputs side by side

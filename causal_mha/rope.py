@@ -13,7 +13,7 @@ from .rope_types import check_rope_scaling, rope_frequencies
 __all__ = ['rotate', 'Rotary', 'RMSNorm']
 
 # %% ../nbs/08b_rope.ipynb #97d3fea7
-def rotate(x:Tensor, cos:Tensor, sin:Tensor) -> Tensor:
+def rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     """Turn each pair of features `(i, i + d/2)` of `x` by its angle: Hugging Face
     Llama's `rotate_half` form, made in its order, `x * cos` before the halves:
     autograd then adds up the gradients reaching `x` in transformers' order, into a
@@ -59,46 +59,54 @@ class Rotary(nn.Module):
             or holds one it does not read.
         TypeError: `scaling` is not a dict or None.
     """
-    def __init__(self, head_dim:int, theta:float=10_000.0, scaling:dict|None=None):
+
+    def __init__(
+        self, head_dim: int, theta: float = 10_000.0, scaling: dict | None = None
+    ):
         super().__init__()
-        self.head_dim = check_int('head_dim', head_dim, 2)
-        self.theta = check_positive('theta', theta)
-        if head_dim % 2: raise ValueError(f"rotary head_dim={head_dim} must be even")
+        self.head_dim = check_int("head_dim", head_dim, 2)
+        self.theta = check_positive("theta", theta)
+        if head_dim % 2:
+            raise ValueError(f"rotary head_dim={head_dim} must be even")
         s = self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
-        self.rope_type, self._seen = s['rope_type'], s.get('max_position_embeddings')
+        self.rope_type, self._seen = s["rope_type"], s.get("max_position_embeddings")
         self.inv_freq, self.attention_scaling = rope_frequencies(head_dim, theta, s)
         self._start, self._on = self.inv_freq, {}  # as at start; inv_freq per device
 
     def extra_repr(self):
-        kind = "" if self.rope_type == 'default' else f", rope_type={self.rope_type!r}"
+        kind = "" if self.rope_type == "default" else f", rope_type={self.rope_type!r}"
         return f"head_dim={self.head_dim}, theta={self.theta:g}{kind}"
 
-    def _update(self, pos:Tensor):
+    def _update(self, pos: Tensor):
         "'dynamic', 'longrope': frequencies for the longest position, as transformers'."
         n, s = pos.max() + 1, self.scaling
-        if self.rope_type == 'longrope':        # the long factors past the trained L0
-            L0 = s['original_max_position_embeddings']
-            if not hasattr(self, '_long'):
+        if self.rope_type == "longrope":  # the long factors past the trained L0
+            L0 = s["original_max_position_embeddings"]
+            if not hasattr(self, "_long"):
                 self._long = rope_frequencies(self.head_dim, self.theta, s, L0 + 1)[0]
             inv = self._long if n > L0 else self._start
         else:
-            inv, L, seen = self.inv_freq, s['max_position_embeddings'], self._seen
-            if n > seen:                            # longer than ever: a larger base
+            inv, L, seen = self.inv_freq, s["max_position_embeddings"], self._seen
+            if n > seen:  # longer than ever: a larger base
                 inv = rope_frequencies(self.head_dim, self.theta, s, n.cpu())[0]
                 self._seen = n
-            if n < L and seen > L: inv, self._seen = self._start, L  # back within L
-        if inv is not self.inv_freq: self.inv_freq, self._on = inv, {}
+            if n < L and seen > L:
+                inv, self._seen = self._start, L  # back within L
+        if inv is not self.inv_freq:
+            self.inv_freq, self._on = inv, {}
 
-    def forward(self, pos:Tensor, dtype:torch.dtype) -> tuple:
+    def forward(self, pos: Tensor, dtype: torch.dtype) -> tuple:
         """The cosines and sines at positions `pos` (`[T]` or `[B, T]` integers; a
         pad's, negative, is treated as 0), in `dtype`, for `rotate`: `(cos, sin)`, each
         `[T, d]`, or `[B, 1, T, d]` (broadcast over heads)."""
-        if self.rope_type in ('dynamic', 'longrope'): self._update(pos)
+        if self.rope_type in ("dynamic", "longrope"):
+            self._update(pos)
         inv = self._on.get(pos.device)
-        if inv is None: inv = self._on[pos.device] = self.inv_freq.to(pos.device)
-        ang = pos.clamp(min=0).float()[..., None] * inv          # [..., T, d/2] float32
-        e = torch.cat((ang, ang), -1)                      # pair i is (i, i + d/2)
-        a = self.attention_scaling                           # 1.0 but yarn, longrope
+        if inv is None:
+            inv = self._on[pos.device] = self.inv_freq.to(pos.device)
+        ang = pos.clamp(min=0).float()[..., None] * inv  # [..., T, d/2] float32
+        e = torch.cat((ang, ang), -1)  # pair i is (i, i + d/2)
+        a = self.attention_scaling  # 1.0 but yarn, longrope
         cos, sin = ((t * a if a != 1.0 else t).to(dtype) for t in (e.cos(), e.sin()))
         return (cos[:, None], sin[:, None]) if pos.ndim == 2 else (cos, sin)
 
@@ -122,22 +130,35 @@ class RMSNorm(nn.Module):
         ValueError: `width` is not an int >= 1, `eps` is not a positive number.
         TypeError: `unit_offset` or `float32` is not a bool.
     """
-    def __init__(self, width:int, eps:float=1e-6, *, unit_offset:bool=False,
-                 float32:bool=False, device=None, dtype=None):
+
+    def __init__(
+        self,
+        width: int,
+        eps: float = 1e-6,
+        *,
+        unit_offset: bool = False,
+        float32: bool = False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
-        width, self.eps = check_int('width', width, 1), check_positive('eps', eps)
-        self.unit_offset = check_bool('unit_offset', unit_offset)
-        self.float32 = check_bool('float32', float32)
-        self.weight = nn.Parameter((torch.zeros if unit_offset else torch.ones)(
-            width, device=device, dtype=dtype))
+        width, self.eps = check_int("width", width, 1), check_positive("eps", eps)
+        self.unit_offset = check_bool("unit_offset", unit_offset)
+        self.float32 = check_bool("float32", float32)
+        self.weight = nn.Parameter(
+            (torch.zeros if unit_offset else torch.ones)(
+                width, device=device, dtype=dtype
+            )
+        )
 
     def extra_repr(self):
-        flags = [f"{n}=True" for n in ('unit_offset', 'float32') if getattr(self, n)]
+        flags = [f"{n}=True" for n in ("unit_offset", "float32") if getattr(self, n)]
         return ", ".join([f"{self.weight.shape[0]}, eps={self.eps}"] + flags)
 
-    def forward(self, x:Tensor) -> Tensor:
+    def forward(self, x: Tensor) -> Tensor:
         "`x [..., width]` normalised over its last axis: the same shape and dtype."
         y = x if x.dtype == torch.float64 and not self.float32 else x.float()
         y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
-        if self.unit_offset: return (y * (1.0 + self.weight.to(y.dtype))).to(x.dtype)
+        if self.unit_offset:
+            return (y * (1.0 + self.weight.to(y.dtype))).to(x.dtype)
         return self.weight * y.to(x.dtype)

@@ -14,50 +14,93 @@ __all__ = ['rope_frequencies']
 
 # %% ../nbs/00a_rope_types.ipynb #c9570b62
 _ROPE_KEYS = {  # rotary type -> its settings, required and optional (transformers')
-    'default': ((), ()), 'linear': (('factor',), ()), 'dynamic': (('factor',), ()),
-    'yarn': (('original_max_position_embeddings',), ('factor', 'attention_factor',
-             'beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim', 'truncate')),
-    'llama3': (('factor', 'original_max_position_embeddings', 'low_freq_factor',
-                'high_freq_factor'), ()),
-    'proportional': ((), ('factor', 'partial_rotary_factor')),
-    'longrope': (('short_factor', 'long_factor', 'original_max_position_embeddings'),
-                 ('factor', 'attention_factor'))}
+    "default": ((), ()),
+    "linear": (("factor",), ()),
+    "dynamic": (("factor",), ()),
+    "yarn": (
+        ("original_max_position_embeddings",),
+        (
+            "factor",
+            "attention_factor",
+            "beta_fast",
+            "beta_slow",
+            "mscale",
+            "mscale_all_dim",
+            "truncate",
+        ),
+    ),
+    "llama3": (
+        (
+            "factor",
+            "original_max_position_embeddings",
+            "low_freq_factor",
+            "high_freq_factor",
+        ),
+        (),
+    ),
+    "proportional": ((), ("factor", "partial_rotary_factor")),
+    "longrope": (
+        ("short_factor", "long_factor", "original_max_position_embeddings"),
+        ("factor", "attention_factor"),
+    ),
+}
 
-def check_rope_scaling(scaling, head_dim:int, theta:float) -> dict:
+
+def check_rope_scaling(scaling, head_dim: int, theta: float) -> dict:
     """`scaling` as one rotary type's settings, checked: the type known, its settings
     there, none it does not read ('max_position_embeddings' may come with any;
     'partial_rotary_factor' 1.0 with any, a part only with 'proportional')."""
-    if not isinstance(scaling, (dict, type(None))): raise TypeError(
-        f"scaling must be a dict (rope_parameters) or None, got {type(scaling)}")
-    s = {'rope_type': 'default'} | (scaling or {})       # a copy; rope_type named
-    kind = s['rope_type']
-    if kind not in _ROPE_KEYS: raise ValueError(
-        f"scaling['rope_type']={kind!r}: Rotary computes {list(_ROPE_KEYS)}")
-    if s.pop('rope_theta', theta) != theta: raise ValueError(
-        f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}")
-    if kind != 'proportional' and s.get('partial_rotary_factor') == 1.0:
-        del s['partial_rotary_factor']                   # every pair turns: the default
+    if not isinstance(scaling, (dict, type(None))):
+        raise TypeError(
+            f"scaling must be a dict (rope_parameters) or None, got {type(scaling)}"
+        )
+    s = {"rope_type": "default"} | (scaling or {})  # a copy; rope_type named
+    kind = s["rope_type"]
+    if kind not in _ROPE_KEYS:
+        raise ValueError(
+            f"scaling['rope_type']={kind!r}: Rotary computes {list(_ROPE_KEYS)}"
+        )
+    if s.pop("rope_theta", theta) != theta:
+        raise ValueError(
+            f"scaling['rope_theta']={scaling['rope_theta']!r} but theta={theta!r}"
+        )
+    if kind != "proportional" and s.get("partial_rotary_factor") == 1.0:
+        del s["partial_rotary_factor"]  # every pair turns: the default
     need, may = _ROPE_KEYS[kind]
-    if missing := [k for k in need if k not in s]: raise ValueError(
-        f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it needs {need})")
-    if extra := sorted(set(s) - {'rope_type', 'max_position_embeddings', *need, *may}):
-        raise ValueError(f"scaling[{extra[0]!r}] is not a setting of rope_type "
-                         f"{kind!r} (its settings: {need + may})")
-    for k in ('factor', 'original_max_position_embeddings', 'max_position_embeddings'):
-        if s.get(k) is not None: check_positive(f"scaling[{k!r}]", s[k])
-    if not 0 < (part := s.get('partial_rotary_factor', 1.0)) <= 1: raise ValueError(
-        f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}")
-    reads = kind == 'dynamic' or kind in ('yarn', 'longrope') and not s.get('factor')
-    if reads and not isinstance(s.get('max_position_embeddings'), int):
+    if missing := [k for k in need if k not in s]:
+        raise ValueError(
+            f"rope_type {kind!r} needs scaling[{missing[0]!r}] (it needs {need})"
+        )
+    if extra := sorted(set(s) - {"rope_type", "max_position_embeddings", *need, *may}):
+        raise ValueError(
+            f"scaling[{extra[0]!r}] is not a setting of rope_type "
+            f"{kind!r} (its settings: {need + may})"
+        )
+    for k in ("factor", "original_max_position_embeddings", "max_position_embeddings"):
+        if s.get(k) is not None:
+            check_positive(f"scaling[{k!r}]", s[k])
+    if not 0 < (part := s.get("partial_rotary_factor", 1.0)) <= 1:
+        raise ValueError(
+            f"scaling['partial_rotary_factor'] must be in (0, 1], got {part!r}"
+        )
+    reads = kind == "dynamic" or kind in ("yarn", "longrope") and not s.get("factor")
+    if reads and not isinstance(s.get("max_position_embeddings"), int):
         raise ValueError(f"rope_type {kind!r} needs scaling['max_position_embeddings']")
-    for k in ('short_factor', 'long_factor') if kind == 'longrope' else ():
-        if len(s[k]) != head_dim // 2: raise ValueError(
-            f"scaling[{k!r}] has {len(s[k])} entries, not head_dim/2 = {head_dim//2}")
+    for k in ("short_factor", "long_factor") if kind == "longrope" else ():
+        if len(s[k]) != head_dim // 2:
+            raise ValueError(
+                f"scaling[{k!r}] has {len(s[k])} entries, not head_dim/2 = "
+                f"{head_dim // 2}"
+            )
     return s
 
 # %% ../nbs/00a_rope_types.ipynb #41b5552d
-def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
-                     seq_len:int|Tensor|None=None) -> tuple:
+def rope_frequencies(
+    head_dim: int,
+    theta: float,
+    scaling: dict | None = None,
+    seq_len: int | Tensor | None = None,
+) -> tuple:
     """The `d/2` frequencies of a rotary type and the factor on its cosines and sines,
     computed as transformers' `ROPE_INIT_FUNCTIONS` compute them (the same float32
     operations, so the tables agree bit for bit).
@@ -81,46 +124,59 @@ def rope_frequencies(head_dim:int, theta:float, scaling:dict|None=None,
         TypeError: `scaling` is not a dict or None.
     """
     s, d = check_rope_scaling(scaling, head_dim, theta), head_dim
-    kind, base, factor = s['rope_type'], theta, s.get('factor')
-    shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d    # i / (d/2)
-    if kind == 'default': return 1.0 / (base ** shape), 1.0
-    if kind == 'linear': return 1.0 / (base ** shape) / factor, 1.0  # all slower
-    if kind == 'proportional':          # the first pairs turn, at the full width's rate
-        n = int(s.get('partial_rotary_factor', 1.0) * d // 2)
+    kind, base, factor = s["rope_type"], theta, s.get("factor")
+    shape = torch.arange(0, d, 2, dtype=torch.int64).float() / d  # i / (d/2)
+    if kind == "default":
+        return 1.0 / (base**shape), 1.0
+    if kind == "linear":
+        return 1.0 / (base**shape) / factor, 1.0  # all slower
+    if kind == "proportional":  # the first pairs turn, at the full width's rate
+        n = int(s.get("partial_rotary_factor", 1.0) * d // 2)
         inv = torch.cat((1.0 / (base ** shape[:n]), torch.zeros(d // 2 - n)))
-        return inv / s.get('factor', 1.0), 1.0
-    if kind == 'dynamic':               # NTK: a larger base past the trained length
-        L = s['max_position_embeddings']
+        return inv / s.get("factor", 1.0), 1.0
+    if kind == "dynamic":  # NTK: a larger base past the trained length
+        L = s["max_position_embeddings"]
         n = L if seq_len is None else torch.as_tensor(seq_len).clamp(min=L)
         base = base * ((factor * n / L) - (factor - 1)) ** (d / (d - 2))
-        return 1.0 / (base ** shape), 1.0
-    L0 = s['original_max_position_embeddings']
-    if kind == 'llama3':                # long wavelengths slower, short kept, a ramp
-        inv = 1.0 / (base ** shape)
-        low, high = s['low_freq_factor'], s['high_freq_factor']
+        return 1.0 / (base**shape), 1.0
+    L0 = s["original_max_position_embeddings"]
+    if kind == "llama3":  # long wavelengths slower, short kept, a ramp
+        inv = 1.0 / (base**shape)
+        low, high = s["low_freq_factor"], s["high_freq_factor"]
         lo, hi, wavelen = L0 / low, L0 / high, 2 * math.pi / inv
         inv_l = torch.where(wavelen > lo, inv / factor, inv)
         smooth = (L0 / wavelen - low) / (high - low)
         mid = ~(wavelen < hi) * ~(wavelen > lo)
-        return torch.where(mid, (1 - smooth) * inv_l / factor + smooth * inv_l,
-                           inv_l), 1.0
-    if factor is None: factor = s['max_position_embeddings'] / L0
-    if kind == 'longrope':              # a factor per pair, the long set past L0
-        att = s.get('attention_factor')
+        return torch.where(
+            mid, (1 - smooth) * inv_l / factor + smooth * inv_l, inv_l
+        ), 1.0
+    if factor is None:
+        factor = s["max_position_embeddings"] / L0
+    if kind == "longrope":  # a factor per pair, the long set past L0
+        att = s.get("attention_factor")
         if att is None:
             att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(L0))
-        ext = s['long_factor'] if seq_len and seq_len > L0 else s['short_factor']
-        return 1.0 / (torch.tensor(ext, dtype=torch.float32) * base ** shape), att
-    def mscale(scale, m=1): return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1
-    att = s.get('attention_factor')    # yarn
-    if att is None and s.get('mscale') and s.get('mscale_all_dim'):
-        att = float(mscale(factor, s['mscale']) / mscale(factor, s['mscale_all_dim']))
-    if att is None: att = mscale(factor)
-    def dim_at(t): return (d * math.log(L0 / (t * 2 * math.pi))) / (2 * math.log(base))
-    lo, hi = dim_at(s.get('beta_fast') or 32), dim_at(s.get('beta_slow') or 1)
-    if s.get('truncate', True): lo, hi = math.floor(lo), math.ceil(hi)
+        ext = s["long_factor"] if seq_len and seq_len > L0 else s["short_factor"]
+        return 1.0 / (torch.tensor(ext, dtype=torch.float32) * base**shape), att
+
+    def mscale(scale, m=1):
+        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1
+
+    att = s.get("attention_factor")  # yarn
+    if att is None and s.get("mscale") and s.get("mscale_all_dim"):
+        att = float(mscale(factor, s["mscale"]) / mscale(factor, s["mscale_all_dim"]))
+    if att is None:
+        att = mscale(factor)
+
+    def dim_at(t):
+        return (d * math.log(L0 / (t * 2 * math.pi))) / (2 * math.log(base))
+
+    lo, hi = dim_at(s.get("beta_fast") or 32), dim_at(s.get("beta_slow") or 1)
+    if s.get("truncate", True):
+        lo, hi = math.floor(lo), math.ceil(hi)
     lo, hi = max(lo, 0), min(hi, d - 1)
-    if lo == hi: hi += 0.001
+    if lo == hi:
+        hi += 0.001
     ramp = ((torch.arange(d // 2, dtype=torch.float32) - lo) / (hi - lo)).clamp(0, 1)
-    keep, freqs = 1 - ramp, base ** shape   # keep 1: the pair's own rate, 0: slower
+    keep, freqs = 1 - ramp, base**shape  # keep 1: the pair's own rate, 0: slower
     return (1.0 / (factor * freqs)) * (1 - keep) + (1.0 / freqs) * keep, att

@@ -20,40 +20,40 @@ def _check_pos(name, value):
     if not number or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
-
 # %% ../nbs/03_scaling.ipynb #b8d6cebe
-def dot_product_variance(d_k:int, # width of q and k
-                         n:int=20_000, # number of independent (q, k) pairs
-                         std:float=1.0, # std of every component of q and k
-                         seed:int=0, # seed of the private torch.Generator
-                        ) -> tuple: # (variance of q.k, variance of q.k / sqrt(d_k))
+def dot_product_variance(
+    d_k: int,  # width of q and k
+    n: int = 20_000,  # number of independent (q, k) pairs
+    std: float = 1.0,  # std of every component of q and k
+    seed: int = 0,  # seed of the private torch.Generator
+) -> tuple:  # (variance of q.k, variance of q.k / sqrt(d_k))
     """Sample variance of `q . k` for `n` pairs with i.i.d. N(0, std^2) components,
     unscaled and scaled."""
-    d_k, n = check_int('d_k', d_k, 1), check_int('n', n, 2)
-    seed = check_int('seed', seed)
-    _check_pos('std', std)
+    d_k, n = check_int("d_k", d_k, 1), check_int("n", n, 2)
+    seed = check_int("seed", seed)
+    _check_pos("std", std)
     g = torch.Generator().manual_seed(seed)
-    q = std * torch.randn(n, d_k, generator=g)            # [n, d_k]
-    k = std * torch.randn(n, d_k, generator=g)            # [n, d_k]
-    s = (q * k).sum(-1).double()                          # [n] one score per pair
+    q = std * torch.randn(n, d_k, generator=g)  # [n, d_k]
+    k = std * torch.randn(n, d_k, generator=g)  # [n, d_k]
+    s = (q * k).sum(-1).double()  # [n] one score per pair
     return s.var().item(), (s / math.sqrt(d_k)).var().item()
 
 # %% ../nbs/03_scaling.ipynb #833d6d2b
-def random_attention_weights(d_k:int, # width of q and k
-                             T:int=64, # number of keys per query
-                             n:int=256, # number of queries
-                             scale:bool=True, # divide the scores by sqrt(d_k)
-                             seed:int=0, # seed of the private torch.Generator
-                            ) -> Tensor: # [n, T] attention weights, each row sums to 1
+def random_attention_weights(
+    d_k: int,  # width of q and k
+    T: int = 64,  # number of keys per query
+    n: int = 256,  # number of queries
+    scale: bool = True,  # divide the scores by sqrt(d_k)
+    seed: int = 0,  # seed of the private torch.Generator
+) -> Tensor:  # [n, T] attention weights, each row sums to 1
     "Attention weights of `n` random N(0,1) queries against `T` random N(0,1) keys."
-    d_k, T = check_int('d_k', d_k, 1), check_int('T', T, 1)
-    n, seed = check_int('n', n, 1), check_int('seed', seed)
-    check_bool('scale', scale)
+    d_k, T = check_int("d_k", d_k, 1), check_int("T", T, 1)
+    n, seed = check_int("n", n, 1), check_int("seed", seed)
+    check_bool("scale", scale)
     g = torch.Generator().manual_seed(seed)
-    q = torch.randn(n, d_k, generator=g, dtype=torch.float64)        # [n, d_k]
-    k = torch.randn(T, d_k, generator=g, dtype=torch.float64)        # [T, d_k]
-    return attention(q, k, k, scale=scale, return_weights=True)[1]   # [n, T]
-
+    q = torch.randn(n, d_k, generator=g, dtype=torch.float64)  # [n, d_k]
+    k = torch.randn(T, d_k, generator=g, dtype=torch.float64)  # [T, d_k]
+    return attention(q, k, k, scale=scale, return_weights=True)[1]  # [n, T]
 
 # %% ../nbs/03_scaling.ipynb #f850ff57
 def _check_rows(w):
@@ -62,34 +62,38 @@ def _check_rows(w):
         what = w.dtype if isinstance(w, Tensor) else type(w).__name__
         raise TypeError(f"w must be a floating tensor [..., T], got {what}")
     if w.ndim < 1:
-        raise ValueError("w must be a floating tensor [..., T] (at least 1 dim), "
-                         "got shape []")
-
+        raise ValueError(
+            "w must be a floating tensor [..., T] (at least 1 dim), got shape []"
+        )
 
 # %% ../nbs/03_scaling.ipynb #eb83af70
-def concentration(w:Tensor, # [..., T] attention weights, rows summing to 1
-                 ) -> tuple: # (mean largest weight, mean entropy in nats) per row
+def concentration(
+    w: Tensor,  # [..., T] attention weights, rows summing to 1
+) -> tuple:  # (mean largest weight, mean entropy in nats) per row
     """How concentrated softmax rows are: the mean of each row's largest weight and of
     its entropy."""
     _check_rows(w)
-    sums = w.sum(-1)                                                  # [...]
+    sums = w.sum(-1)  # [...]
     # NaN rows are bad too
     bad = (w < 0).any(-1) | ~torch.isclose(sums, torch.ones_like(sums), atol=1e-5)
     if bad.any():
-        i = bad.nonzero()[0].tolist()                     # index of the first bad row
-        where = 'the row' if not i else f"row {i[0] if len(i) == 1 else tuple(i)}"
-        raise ValueError(f"w must hold non-negative rows that sum to 1 "
-                         f"(attention weights); {where} has "
-                         f"sum {sums[tuple(i)].item():.6g} "
-                         f"and min {w[tuple(i)].min().item():.6g}")
-    ent = -torch.xlogy(w, w).sum(-1)                                  # 0 log 0 = 0
+        i = bad.nonzero()[0].tolist()  # index of the first bad row
+        where = "the row" if not i else f"row {i[0] if len(i) == 1 else tuple(i)}"
+        raise ValueError(
+            f"w must hold non-negative rows that sum to 1 "
+            f"(attention weights); {where} has "
+            f"sum {sums[tuple(i)].item():.6g} "
+            f"and min {w[tuple(i)].min().item():.6g}"
+        )
+    ent = -torch.xlogy(w, w).sum(-1)  # 0 log 0 = 0
     return w.amax(-1).mean().item(), ent.mean().item()
 
 # %% ../nbs/03_scaling.ipynb #c2808d72
-def softmax_jacobian_norm(w:Tensor, # [..., T] softmax outputs
-                         ) -> Tensor: # [...] one norm per row
+def softmax_jacobian_norm(
+    w: Tensor,  # [..., T] softmax outputs
+) -> Tensor:  # [...] one norm per row
     """Frobenius norm of the softmax Jacobian `diag(w) - w w^T` (d softmax / d scores)
     of every row of `w`."""
     _check_rows(w)
-    J = torch.diag_embed(w) - w[..., :, None] * w[..., None, :]       # [..., T, T]
-    return torch.linalg.matrix_norm(J)                                # [...]
+    J = torch.diag_embed(w) - w[..., :, None] * w[..., None, :]  # [..., T, T]
+    return torch.linalg.matrix_norm(J)  # [...]

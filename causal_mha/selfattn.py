@@ -19,100 +19,115 @@ def _check_x(x, d_in, weight, cls):
     if not isinstance(x, Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.ndim != 2:
-        raise ValueError(f"x must be 2-D [T, d_in] ({cls} has no batch axis; "
-                         f"CausalAttention adds one), got shape {list(x.shape)}")
+        raise ValueError(
+            f"x must be 2-D [T, d_in] ({cls} has no batch axis; "
+            f"CausalAttention adds one), got shape {list(x.shape)}"
+        )
     if x.shape[-1] != d_in:
-        raise ValueError(f"x must have last dim d_in={d_in}, got {x.shape[-1]} "
-                         f"(shape {list(x.shape)})")
+        raise ValueError(
+            f"x must have last dim d_in={d_in}, got {x.shape[-1]} "
+            f"(shape {list(x.shape)})"
+        )
     if x.dtype != weight.dtype:
         raise TypeError(f"x must have the weights' dtype {weight.dtype}, got {x.dtype}")
     if x.device != weight.device:
-        raise ValueError(f"x must be on the weights' device {weight.device}, "
-                         f"got {x.device}")
+        raise ValueError(
+            f"x must be on the weights' device {weight.device}, got {x.device}"
+        )
 
 # %% ../nbs/02_qkv.ipynb #c76c1881
 class SelfAttention_v1(nn.Module):
     """Upstream's first self-attention: `nn.Parameter(torch.rand(d_in, d_out))` weights
     used as `x @ W`."""
-    def __init__(self,
-                 d_in:int, # D_in, width of each input vector
-                 d_out:int, # d_k = d_v, width of queries, keys and values
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # D_in, width of each input vector
+        d_out: int,  # d_k = d_v, width of queries, keys and values
+    ):
         super().__init__()
-        d_in, d_out = check_int('d_in', d_in, 1), check_int('d_out', d_out, 1)
+        d_in, d_out = check_int("d_in", d_in, 1), check_int("d_out", d_out, 1)
         self.d_in, self.d_out = d_in, d_out
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_key   = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
 
-    def forward(self,
-                x:Tensor, # [T, d_in]
-               ) -> Tensor: # [T, d_out] context vectors
-        _check_x(x, self.d_in, self.W_query, 'SelfAttention_v1')
-        keys = x @ self.W_key               # [T, d_in] @ [d_in, d_out] -> [T, d_out]
+    def forward(
+        self,
+        x: Tensor,  # [T, d_in]
+    ) -> Tensor:  # [T, d_out] context vectors
+        _check_x(x, self.d_in, self.W_query, "SelfAttention_v1")
+        keys = x @ self.W_key  # [T, d_in] @ [d_in, d_out] -> [T, d_out]
         queries = x @ self.W_query
         values = x @ self.W_value
 
-        attn_scores = queries @ keys.T # omega   # [T, T]
-        attn_weights = torch.softmax(
-            attn_scores / keys.shape[-1]**0.5, dim=-1
-        )
+        attn_scores = queries @ keys.T  # omega   # [T, T]
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
 
-        context_vec = attn_weights @ values # [T, T] @ [T, d_out] -> [T, d_out]
+        context_vec = attn_weights @ values  # [T, T] @ [T, d_out] -> [T, d_out]
         return context_vec
 
 # %% ../nbs/02_qkv.ipynb #f71881a4
 class SelfAttention_v2(nn.Module):
     """Upstream's second self-attention: `nn.Linear` projections (weights stored as
     `[d_out, d_in]`)."""
-    def __init__(self,
-                 d_in:int, # D_in, width of each input vector
-                 d_out:int, # d_k = d_v, width of queries, keys and values
-                 qkv_bias:bool=False, # give the three projections a bias
-                ):
+
+    def __init__(
+        self,
+        d_in: int,  # D_in, width of each input vector
+        d_out: int,  # d_k = d_v, width of queries, keys and values
+        qkv_bias: bool = False,  # give the three projections a bias
+    ):
         super().__init__()
-        d_in, d_out = check_int('d_in', d_in, 1), check_int('d_out', d_out, 1)
+        d_in, d_out = check_int("d_in", d_in, 1), check_int("d_out", d_out, 1)
         self.d_in, self.d_out = d_in, d_out
-        check_bool('qkv_bias', qkv_bias)
+        check_bool("qkv_bias", qkv_bias)
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key   = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
 
-    def forward(self,
-                x:Tensor, # [T, d_in]
-               ) -> Tensor: # [T, d_out] context vectors
-        _check_x(x, self.d_in, self.W_query.weight, 'SelfAttention_v2')
-        keys = self.W_key(x)                     # [T, d_in] -> [T, d_out]
+    def forward(
+        self,
+        x: Tensor,  # [T, d_in]
+    ) -> Tensor:  # [T, d_out] context vectors
+        _check_x(x, self.d_in, self.W_query.weight, "SelfAttention_v2")
+        keys = self.W_key(x)  # [T, d_in] -> [T, d_out]
         queries = self.W_query(x)
         values = self.W_value(x)
 
-        attn_scores = queries @ keys.T           # [T, T]
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_scores = queries @ keys.T  # [T, T]
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
 
-        context_vec = attn_weights @ values      # [T, d_out]
+        context_vec = attn_weights @ values  # [T, d_out]
         return context_vec
 
 # %% ../nbs/02_qkv.ipynb #e0eb015b
-def align_v2_to_v1(v1:SelfAttention_v1, # receives the weights, in place
-                   v2:SelfAttention_v2, # gives its weights; must have no bias
-                  ) -> SelfAttention_v1: # `v1`, now computing what `v2` computes
+def align_v2_to_v1(
+    v1: SelfAttention_v1,  # receives the weights, in place
+    v2: SelfAttention_v2,  # gives its weights; must have no bias
+) -> SelfAttention_v1:  # `v1`, now computing what `v2` computes
     """Exercise 3.1: copy `v2`'s `W_query`, `W_key`, `W_value` weights, transposed, into
     `v1`, which then computes exactly what `v2` computes."""
     if not isinstance(v1, SelfAttention_v1):
         raise TypeError(f"v1 must be a SelfAttention_v1, got {type(v1).__name__}")
     if not isinstance(v2, SelfAttention_v2):
         raise TypeError(f"v2 must be a SelfAttention_v2, got {type(v2).__name__}")
-    names = ('W_query', 'W_key', 'W_value')
+    names = ("W_query", "W_key", "W_value")
     biased = [n for n in names if getattr(v2, n).bias is not None]
     if biased:
-        raise ValueError(f"v2 has biases in {biased} (qkv_bias=True); SelfAttention_v1 "
-                         f"has no bias, so no weight copy can make them equal")
+        raise ValueError(
+            f"v2 has biases in {biased} (qkv_bias=True); SelfAttention_v1 "
+            f"has no bias, so no weight copy can make them equal"
+        )
     for n in names:
         w1, w2 = getattr(v1, n), getattr(v2, n).weight
         if w1.shape != w2.T.shape:
-            raise ValueError(f"v1.{n} has shape {list(w1.shape)} [d_in, d_out] but "
-                             f"v2.{n}.weight.T has {list(w2.T.shape)}: "
-                             f"build both with the same d_in and d_out")
+            raise ValueError(
+                f"v1.{n} has shape {list(w1.shape)} [d_in, d_out] but "
+                f"v2.{n}.weight.T has {list(w2.T.shape)}: "
+                f"build both with the same d_in and d_out"
+            )
     with torch.no_grad():
-        for n in names: getattr(v1, n).copy_(getattr(v2, n).weight.T)
+        for n in names:
+            getattr(v1, n).copy_(getattr(v2, n).weight.T)
     return v1

@@ -13,60 +13,77 @@ from .ground import check_int, check_bool
 __all__ = ['SPECIAL_TOKENS', 'load_sample_text', 'SimpleTokenizer', 'GPTDatasetV1', 'token_batches']
 
 # %% ../nbs/07a_text.ipynb #2eba2888
-def load_sample_text(name:str='sample-text.txt', # a file in the package's `data/`
-                    ) -> str: # its text (UTF-8)
+def load_sample_text(
+    name: str = "sample-text.txt",  # a file in the package's `data/`
+) -> str:  # its text (UTF-8)
     """Read a small text shipped with the package (a file in its `data/` folder), via
     `importlib.resources`."""
     from importlib.resources import files
-    folder = files('causal_mha') / 'data'
-    names = sorted(p.name for p in folder.iterdir() if p.name.endswith('.txt'))
+
+    folder = files("causal_mha") / "data"
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".txt"))
     if name not in names:
         raise FileNotFoundError(f"name must be one of {names}, got {name!r}")
-    return (folder / name).read_text(encoding='utf-8')
+    return (folder / name).read_text(encoding="utf-8")
 
 # %% ../nbs/07a_text.ipynb #cbd72f2d
 # upstream's split: punctuation, double dash, whitespace
 _SPLIT = r'([,.:;?_!"()\']|--|\s)'
-SPECIAL_TOKENS = ('<|endoftext|>', '<|unk|>')
+SPECIAL_TOKENS = ("<|endoftext|>", "<|unk|>")
 
-def _pieces(text:str) -> list:
+
+def _pieces(text: str) -> list:
     "Split `text` into words and punctuation marks, dropping whitespace."
     return [p.strip() for p in re.split(_SPLIT, text) if p.strip()]
+
 
 class SimpleTokenizer:
     """Word-level tokenizer like upstream's `SimpleTokenizerV2`: unknown words become
     `<|unk|>`. `vocab` maps token strings to ids 0..n-1 and contains both
     `SPECIAL_TOKENS`."""
-    def __init__(self,
-                 vocab:dict, # token string -> id, ids 0..n-1, both SPECIAL_TOKENS
-                ):
+
+    def __init__(
+        self,
+        vocab: dict,  # token string -> id, ids 0..n-1, both SPECIAL_TOKENS
+    ):
         if not isinstance(vocab, dict):
-            raise TypeError(f"vocab must be a dict mapping token strings to ids, "
-                            f"got {type(vocab).__name__}")
+            raise TypeError(
+                f"vocab must be a dict mapping token strings to ids, "
+                f"got {type(vocab).__name__}"
+            )
         n, seen = len(vocab), {}
         for tok, i in vocab.items():
             if not isinstance(tok, str):
-                raise ValueError(f"vocab keys must be token strings, "
-                                 f"got {tok!r} (id {i!r})")
+                raise ValueError(
+                    f"vocab keys must be token strings, got {tok!r} (id {i!r})"
+                )
             # int or NumPy int
-            try: j = None if isinstance(i, bool) else operator.index(i)
-            except TypeError: j = None
+            try:
+                j = None if isinstance(i, bool) else operator.index(i)
+            except TypeError:
+                j = None
             if j is None or not 0 <= j < n:
-                raise ValueError(f"vocab ids must be ints in 0..{n - 1} "
-                                 f"(len(vocab)={n}), got {i!r} for token {tok!r}")
+                raise ValueError(
+                    f"vocab ids must be ints in 0..{n - 1} "
+                    f"(len(vocab)={n}), got {i!r} for token {tok!r}"
+                )
             if j in seen:
-                raise ValueError(f"vocab ids must be distinct, "
-                                 f"got id {j} for both {seen[j]!r} and {tok!r}")
+                raise ValueError(
+                    f"vocab ids must be distinct, "
+                    f"got id {j} for both {seen[j]!r} and {tok!r}"
+                )
             seen[j] = tok
         missing = [t for t in SPECIAL_TOKENS if t not in vocab]
         if missing:
-            raise ValueError(f"vocab must contain the special tokens "
-                             f"{list(SPECIAL_TOKENS)}, missing {missing}")
+            raise ValueError(
+                f"vocab must contain the special tokens "
+                f"{list(SPECIAL_TOKENS)}, missing {missing}"
+            )
         self.str_to_int = {s: operator.index(i) for s, i in vocab.items()}
         self.int_to_str = {i: s for s, i in self.str_to_int.items()}
 
     @classmethod
-    def from_text(cls, text:str): # the text whose words form the vocabulary
+    def from_text(cls, text: str):  # the text whose words form the vocabulary
         """Build the vocabulary from `text`: its sorted distinct words, then
         `<|endoftext|>`, `<|unk|>`."""
         if not isinstance(text, str):
@@ -74,60 +91,73 @@ class SimpleTokenizer:
         words = sorted(set(_pieces(text)) - set(SPECIAL_TOKENS)) + list(SPECIAL_TOKENS)
         return cls({w: i for i, w in enumerate(words)})
 
-    def __len__(self): return len(self.str_to_int)
+    def __len__(self):
+        return len(self.str_to_int)
 
-    def encode(self, text:str, allowed_special=None) -> list:
+    def encode(self, text: str, allowed_special=None) -> list:
         """Token ids of `text`; special tokens are always allowed (`allowed_special` is
         accepted for tiktoken's signature)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        unk = self.str_to_int['<|unk|>']
+        unk = self.str_to_int["<|unk|>"]
         return [self.str_to_int.get(p, unk) for p in _pieces(text)]
 
     def decode(self, ids) -> str:
         "Text of token ids, without spaces before punctuation."
         ids = [int(i) for i in ids]
         bad = [i for i in ids if i not in self.int_to_str]
-        if bad: raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {bad}")
+        if bad:
+            raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {bad}")
         text = " ".join(self.int_to_str[i] for i in ids)
-        return re.sub(r'\s+([,.:;?!"()\'])', r'\1', text)
+        return re.sub(r'\s+([,.:;?!"()\'])', r"\1", text)
 
 # %% ../nbs/07a_text.ipynb #c28eb50e
 class GPTDatasetV1(Dataset):
     """Upstream's sliding-window dataset: pairs of `[max_length]` input ids and the
     same window shifted by one."""
-    def __init__(self,
-                 txt:str, # the text
-                 tokenizer, # anything with `encode(text, allowed_special=...)`
-                 max_length:int, # tokens per window
-                 stride:int, # tokens between the starts of two windows
-                ):
-        max_length = check_int('max_length', max_length, 1)
-        stride = check_int('stride', stride, 1)
-        token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
+
+    def __init__(
+        self,
+        txt: str,  # the text
+        tokenizer,  # anything with `encode(text, allowed_special=...)`
+        max_length: int,  # tokens per window
+        stride: int,  # tokens between the starts of two windows
+    ):
+        max_length = check_int("max_length", max_length, 1)
+        stride = check_int("stride", stride, 1)
+        token_ids = tokenizer.encode(txt, allowed_special={"<|endoftext|>"})
         if len(token_ids) <= max_length:
-            raise ValueError(f"txt has {len(token_ids)} tokens; "
-                             f"it needs more than max_length={max_length}")
+            raise ValueError(
+                f"txt has {len(token_ids)} tokens; "
+                f"it needs more than max_length={max_length}"
+            )
         self.input_ids, self.target_ids = [], []
         for i in range(0, len(token_ids) - max_length, stride):
-            self.input_ids.append(torch.tensor(token_ids[i:i + max_length]))
-            self.target_ids.append(torch.tensor(token_ids[i + 1:i + max_length + 1]))
+            self.input_ids.append(torch.tensor(token_ids[i : i + max_length]))
+            self.target_ids.append(torch.tensor(token_ids[i + 1 : i + max_length + 1]))
 
-    def __len__(self): return len(self.input_ids)
-    def __getitem__(self, idx): return self.input_ids[idx], self.target_ids[idx]
+    def __len__(self):
+        return len(self.input_ids)
 
-def token_batches(txt:str, # the text
-                  tokenizer, # e.g. `SimpleTokenizer.from_text(txt)`
-                  batch_size:int=8, # windows per batch
-                  max_length:int=4, # tokens per window
-                  stride:int=4, # tokens between window starts
-                  shuffle:bool=False, # shuffle the windows
-                 ) -> DataLoader: # yields (x, y), each [batch_size, max_length] int64
+    def __getitem__(self, idx):
+        return self.input_ids[idx], self.target_ids[idx]
+
+
+def token_batches(
+    txt: str,  # the text
+    tokenizer,  # e.g. `SimpleTokenizer.from_text(txt)`
+    batch_size: int = 8,  # windows per batch
+    max_length: int = 4,  # tokens per window
+    stride: int = 4,  # tokens between window starts
+    shuffle: bool = False,  # shuffle the windows
+) -> DataLoader:  # yields (x, y), each [batch_size, max_length] int64
     """Batches of token windows and their next-token targets, as in upstream's
     compressed notebook. `stride=max_length` gives windows without overlap."""
-    batch_size = check_int('batch_size', batch_size, 1); check_bool('shuffle', shuffle)
+    batch_size = check_int("batch_size", batch_size, 1)
+    check_bool("shuffle", shuffle)
     ds = GPTDatasetV1(txt, tokenizer, max_length, stride)
     if len(ds) < batch_size:
-        raise ValueError(f"txt gives {len(ds)} windows, "
-                         f"fewer than batch_size={batch_size}")
+        raise ValueError(
+            f"txt gives {len(ds)} windows, fewer than batch_size={batch_size}"
+        )
     return DataLoader(ds, batch_size=batch_size, shuffle=shuffle, drop_last=True)

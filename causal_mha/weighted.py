@@ -15,14 +15,22 @@ from .ground import check_finite, shape_of
 __all__ = ['attention']
 
 # %% ../nbs/01_weighted_average.ipynb #dd4673b8
-JOURNEY_WORDS = ('Your', 'journey', 'starts', 'with', 'one', 'step')
+JOURNEY_WORDS = ("Your", "journey", "starts", "with", "one", "step")
 
-_JOURNEY = ((0.43, 0.15, 0.89), (0.55, 0.87, 0.66), (0.57, 0.85, 0.64),
-            (0.22, 0.58, 0.33), (0.77, 0.25, 0.10), (0.05, 0.80, 0.55))
+_JOURNEY = (
+    (0.43, 0.15, 0.89),
+    (0.55, 0.87, 0.66),
+    (0.57, 0.85, 0.64),
+    (0.22, 0.58, 0.33),
+    (0.77, 0.25, 0.10),
+    (0.05, 0.80, 0.55),
+)
 
-def journey_inputs(dtype=torch.float32, # floating dtype of the result
-                   device=None, # torch device of the result
-                  ) -> Tensor: # [6, 3], one row per word of `JOURNEY_WORDS`
+
+def journey_inputs(
+    dtype=torch.float32,  # floating dtype of the result
+    device=None,  # torch device of the result
+) -> Tensor:  # [6, 3], one row per word of `JOURNEY_WORDS`
     "Upstream ch03's embeddings of 'Your journey starts with one step'."
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating torch dtype, got {dtype!r}")
@@ -32,51 +40,69 @@ def journey_inputs(dtype=torch.float32, # floating dtype of the result
 def _check_qkv(q, k, v, finite=True):
     """Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`,
     `k`, `v`."""
-    for name, x in (('q', q), ('k', k), ('v', v)):
+    for name, x in (("q", q), ("k", k), ("v", v)):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim < 2:
-            raise ValueError(f"{name} must have at least 2 dims [..., T, d], "
-                             f"got shape {shape_of(x)}")
+            raise ValueError(
+                f"{name} must have at least 2 dims [..., T, d], got shape {shape_of(x)}"
+            )
         if not x.dtype.is_floating_point:
             raise TypeError(f"{name} must be a floating tensor, got dtype {x.dtype}")
     if finite:
-        for name, x in (('q', q), ('k', k), ('v', v)): check_finite(x, name)
+        for name, x in (("q", q), ("k", k), ("v", v)):
+            check_finite(x, name)
     if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"q, k and v must share one dtype, "
-                        f"got q {q.dtype}, k {k.dtype}, v {v.dtype}")
+        raise TypeError(
+            f"q, k and v must share one dtype, "
+            f"got q {q.dtype}, k {k.dtype}, v {v.dtype}"
+        )
     if not (q.device == k.device == v.device):
-        raise ValueError(f"q, k and v must be on one device, "
-                         f"got q {q.device}, k {k.device}, v {v.device}")
+        raise ValueError(
+            f"q, k and v must be on one device, "
+            f"got q {q.device}, k {k.device}, v {v.device}"
+        )
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must have the same width d_k (last dim): "
-                         f"q has {q.shape[-1]}, k has {k.shape[-1]}")
+        raise ValueError(
+            f"q and k must have the same width d_k (last dim): "
+            f"q has {q.shape[-1]}, k has {k.shape[-1]}"
+        )
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v must have the same number of positions T_k "
-                         f"(dim -2): k has {k.shape[-2]}, v has {v.shape[-2]}")
-    try: torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        raise ValueError(
+            f"k and v must have the same number of positions T_k "
+            f"(dim -2): k has {k.shape[-2]}, v has {v.shape[-2]}"
+        )
+    try:
+        torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
-        raise ValueError(f"the leading (batch/head) dims of q, k, v must broadcast: "
-                         f"q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}") from None
+        raise ValueError(
+            f"the leading (batch/head) dims of q, k, v must broadcast: "
+            f"q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}"
+        ) from None
+
 
 def _divisor(scale, d_k):
     """The number the scores are divided by: sqrt(d_k) for True, 1 for False, else
     `scale` itself."""
-    if isinstance(scale, bool): return math.sqrt(d_k) if scale else 1.0
+    if isinstance(scale, bool):
+        return math.sqrt(d_k) if scale else 1.0
     if isinstance(scale, Real) and math.isfinite(scale) and scale > 0:
         return float(scale)
-    raise ValueError(f"scale must be True, False or a positive finite number "
-                     f"(the divisor), got {scale!r}")
+    raise ValueError(
+        f"scale must be True, False or a positive finite number "
+        f"(the divisor), got {scale!r}"
+    )
 
 # %% ../nbs/01_weighted_average.ipynb #8054eec5
-def attention(q:Tensor, # [..., T_q, d_k] queries
-              k:Tensor, # [..., T_k, d_k] keys
-              v:Tensor, # [..., T_k, d_v] values
-              mask:Tensor|None=None, # bool, True = may attend
-              scale:bool|float=True, # True: sqrt(d_k); False: 1; a number: itself
-              return_weights:bool=False, # also return the attention weights
-              validate:bool=True, # refuse NaN/inf inputs and keyless rows
-             ): # [..., T_q, d_v], or (that, weights) with `return_weights`
+def attention(
+    q: Tensor,  # [..., T_q, d_k] queries
+    k: Tensor,  # [..., T_k, d_k] keys
+    v: Tensor,  # [..., T_k, d_v] values
+    mask: Tensor | None = None,  # bool, True = may attend
+    scale: bool | float = True,  # True: sqrt(d_k); False: 1; a number: itself
+    return_weights: bool = False,  # also return the attention weights
+    validate: bool = True,  # refuse NaN/inf inputs and keyless rows
+):  # [..., T_q, d_v], or (that, weights) with `return_weights`
     """Scaled dot-product attention `softmax(q k^T / sqrt(d_k), masked) @ v`, written
     out step by step.
 
@@ -89,9 +115,10 @@ def attention(q:Tensor, # [..., T_q, d_k] queries
     div = _divisor(scale, q.shape[-1])
     # [..., T_q, d_k] @ [..., d_k, T_k] -> [..., T_q, T_k]
     scores = q @ k.transpose(-2, -1)
-    if div != 1.0: scores = scores / div
+    if div != 1.0:
+        scores = scores / div
     # masked before softmax; rows sum to 1
-    weights = masked_softmax(scores, mask, name='mask', validate=validate)
+    weights = masked_softmax(scores, mask, name="mask", validate=validate)
     # [..., T_q, T_k] @ [..., T_k, d_v] -> [..., T_q, d_v]
     out = weights @ v
     return (out, weights) if return_weights else out

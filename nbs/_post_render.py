@@ -29,6 +29,7 @@ Quarto runs it from the project folder (`_proc/`, with the notebooks and nbdev.y
 QUARTO_PROJECT_OUTPUT_DIR set; `python3 nbs/_post_render.py _docs nbs` also works on a
 built site. Standard library only.
 """
+
 import html, json, os, re, sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -37,6 +38,7 @@ from pathlib import Path
 class _Entries(HTMLParser):
     """The API entries of one page: sections whose heading holds
     `<span class="doc-entry">`, with their text."""
+
     def __init__(self):
         super().__init__(convert_charrefs=True)
         # open: [section id, its entry or None]
@@ -44,121 +46,172 @@ class _Entries(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag in ('script', 'style', 'button'): self.skip += 1
-        elif tag == 'section': self.open.append([a.get('id', ''), None])
-        elif re.fullmatch(r'h[1-6]', tag): self.heading = ''
-        elif (tag == 'span' and 'doc-entry' in (a.get('class') or '').split()
-              and self.heading is not None and self.open):
-            self.open[-1][1] = {'id': self.open[-1][0], 'name': self.heading,
-                                'text': []}
+        if tag in ("script", "style", "button"):
+            self.skip += 1
+        elif tag == "section":
+            self.open.append([a.get("id", ""), None])
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.heading = ""
+        elif (
+            tag == "span"
+            and "doc-entry" in (a.get("class") or "").split()
+            and self.heading is not None
+            and self.open
+        ):
+            self.open[-1][1] = {
+                "id": self.open[-1][0],
+                "name": self.heading,
+                "text": [],
+            }
             self.entries.append(self.open[-1][1])
 
     def handle_endtag(self, tag):
-        if tag in ('script', 'style', 'button'): self.skip = max(0, self.skip - 1)
-        elif tag == 'section' and self.open: self.open.pop()
-        elif re.fullmatch(r'h[1-6]', tag): self.heading = None
+        if tag in ("script", "style", "button"):
+            self.skip = max(0, self.skip - 1)
+        elif tag == "section" and self.open:
+            self.open.pop()
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.heading = None
 
     def handle_data(self, data):
-        if self.skip: return
-        if self.heading is not None: self.heading += data
+        if self.skip:
+            return
+        if self.heading is not None:
+            self.heading += data
         else:
             for _, e in self.open:
-                if e: e['text'].append(data)
+                if e:
+                    e["text"].append(data)
 
 
 def page_entries(text):
     "[(id, name, text)] of the API entries in one built page."
-    p = _Entries(); p.feed(text)
-    def words(e): return re.sub(r'\s+', ' ', ''.join(e['text'])).strip()
-    return [(e['id'], e['name'].strip(), words(e)) for e in p.entries]
+    p = _Entries()
+    p.feed(text)
+
+    def words(e):
+        return re.sub(r"\s+", " ", "".join(e["text"])).strip()
+
+    return [(e["id"], e["name"].strip(), words(e)) for e in p.entries]
 
 
 _WIDGET_SCRIPTS = re.compile(
     r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/'
     r'(?:require\.js|jquery)/[^"]*"[^>]*></script>\s*'
     r'|<script type="application/javascript">'
-    r'define\(\'jquery\', \[\],function\(\) \{return window\.jQuery;\}\)'
-    r'</script>\s*')
+    r"define\(\'jquery\', \[\],function\(\) \{return window\.jQuery;\}\)"
+    r"</script>\s*"
+)
 
 
 def drop_widget_scripts(text):
     "A page without Quarto's require.js / jQuery tags (only Jupyter widgets use them)."
     # a page that does use them keeps them
-    if re.search(r'\brequire\(\[|jupyter-widgets', text): return text
-    return _WIDGET_SCRIPTS.sub('', text)
+    if re.search(r"\brequire\(\[|jupyter-widgets", text):
+        return text
+    return _WIDGET_SCRIPTS.sub("", text)
 
 
-CHAPTER_RE = re.compile(r'^0[1-9][a-z]?_')   # the chapter's notebooks, as site_check's
+CHAPTER_RE = re.compile(r"^0[1-9][a-z]?_")  # the chapter's notebooks, as site_check's
 
 
 def page_of(nb):
     "nbdev's page for a notebook: `08_core.ipynb` -> `core.html` (as site_check's)."
-    return re.sub(r'^\d+[a-zA-Z0-9]*_', '', nb.lower()).rsplit('.', 1)[0] + '.html'
+    return re.sub(r"^\d+[a-zA-Z0-9]*_", "", nb.lower()).rsplit(".", 1)[0] + ".html"
 
 
 def site_url(proj):
     "The published address: nbdev.yml's `site-url` (from settings.ini), no final slash."
-    yml = (proj / 'nbdev.yml').read_text(encoding='utf-8')
+    yml = (proj / "nbdev.yml").read_text(encoding="utf-8")
     m = re.search(r'^\s*site-url:\s*["\']?([^"\'\s]+)', yml, re.M)
-    return m[1].rstrip('/') if m else None
+    return m[1].rstrip("/") if m else None
 
 
 def local_links(text, site):
     "A page whose links to the published site (`SITE/core.html#x`) are relative."
-    if not site: return text
+    if not site:
+        return text
+
     def rel(m):
-        rest = m[2].lstrip('/')                             # 'core.html#x', '' or '#x'
-        page = rest if rest and not rest.startswith('#') else 'index.html' + rest
+        rest = m[2].lstrip("/")  # 'core.html#x', '' or '#x'
+        page = rest if rest and not rest.startswith("#") else "index.html" + rest
         return m[1] + page + '"'
+
     return re.sub(rf'(<a\b[^>]*?\bhref="){re.escape(site)}((?:[/#][^"]*)?)"', rel, text)
 
 
-_FOLD = re.compile(r'<details open="" class="code-fold">\s*'
-                   r'<summary>Exported source</summary>\s*(.*?)</details>', re.S)
+_FOLD = re.compile(
+    r'<details open="" class="code-fold">\s*'
+    r"<summary>Exported source</summary>\s*(.*?)</details>",
+    re.S,
+)
 
 
 def folds(text, chapter):
     "A chapter page's exported source without its fold; another page's fold closed."
-    if chapter: return _FOLD.sub(lambda m: m[1].rstrip() + '\n', text)
-    def closed(m): return m[0].replace('<details open="" class=', '<details class=', 1)
+    if chapter:
+        return _FOLD.sub(lambda m: m[1].rstrip() + "\n", text)
+
+    def closed(m):
+        return m[0].replace('<details open="" class=', "<details class=", 1)
+
     return _FOLD.sub(closed, text)
 
 
-def main(out_dir, proj='.'):
+def main(out_dir, proj="."):
     out, proj, docs, added, stripped = Path(out_dir), Path(proj), None, 0, 0
-    site = site_url(proj) if (proj / 'nbdev.yml').exists() else None
-    chapter = {page_of(nb.name) for nb in proj.glob('*.ipynb')
-               if CHAPTER_RE.match(nb.name)}
+    site = site_url(proj) if (proj / "nbdev.yml").exists() else None
+    chapter = {
+        page_of(nb.name) for nb in proj.glob("*.ipynb") if CHAPTER_RE.match(nb.name)
+    }
     relinked = folded = 0
-    index = out / 'search.json'
+    index = out / "search.json"
     if index.exists():
-        docs = [d for d in json.loads(index.read_text(encoding='utf-8'))
-                if '?api=' not in d.get('href', '')]
-    by_page = {d['href']: d for d in docs or [] if '#' not in d['href']}
-    for page in sorted(out.glob('*.html')):
-        text = page.read_text(encoding='utf-8')
-        new = drop_widget_scripts(text); stripped += new != text
-        new, was = local_links(new, site), new; relinked += new != was
-        new, was = folds(new, page.name in chapter), new; folded += new != was
-        if new != text: page.write_text(new, encoding='utf-8')
-        if docs is None: continue
+        docs = [
+            d
+            for d in json.loads(index.read_text(encoding="utf-8"))
+            if "?api=" not in d.get("href", "")
+        ]
+    by_page = {d["href"]: d for d in docs or [] if "#" not in d["href"]}
+    for page in sorted(out.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        new = drop_widget_scripts(text)
+        stripped += new != text
+        new, was = local_links(new, site), new
+        relinked += new != was
+        new, was = folds(new, page.name in chapter), new
+        folded += new != was
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+        if docs is None:
+            continue
         for anchor, name, body in page_entries(text):
-            if not anchor or not name: continue
+            if not anchor or not name:
+                continue
             base = by_page.get(page.name, {})
-            href = f'{page.name}?api={anchor}#{anchor}'
-            docs.append({'objectID': href, 'href': href,
-                         'title': base.get('title', page.stem), 'section': name,
-                         'text': html.escape(body[:2000], quote=False),
-                         'crumbs': base.get('crumbs')})
+            href = f"{page.name}?api={anchor}#{anchor}"
+            docs.append(
+                {
+                    "objectID": href,
+                    "href": href,
+                    "title": base.get("title", page.stem),
+                    "section": name,
+                    "text": html.escape(body[:2000], quote=False),
+                    "crumbs": base.get("crumbs"),
+                }
+            )
             added += 1
-    if docs is not None: index.write_text(json.dumps(docs, indent=2), encoding='utf-8')
-    print(f'_post_render: links made local on {relinked} pages, folds set on {folded} '
-          f'({len(chapter)} chapter pages without), {added} API entries added to '
-          f'search.json, CDN scripts for widgets removed from {stripped} pages')
+    if docs is not None:
+        index.write_text(json.dumps(docs, indent=2), encoding="utf-8")
+    print(
+        f"_post_render: links made local on {relinked} pages, folds set on {folded} "
+        f"({len(chapter)} chapter pages without), {added} API entries added to "
+        f"search.json, CDN scripts for widgets removed from {stripped} pages"
+    )
     return 0
 
 
-if __name__ == '__main__':
-    default = os.environ.get('QUARTO_PROJECT_OUTPUT_DIR', '_docs')
+if __name__ == "__main__":
+    default = os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_docs")
     out = sys.argv[1] if len(sys.argv) > 1 else default
-    sys.exit(main(out, sys.argv[2] if len(sys.argv) > 2 else '.'))
+    sys.exit(main(out, sys.argv[2] if len(sys.argv) > 2 else "."))

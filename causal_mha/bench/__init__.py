@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib, inspect, json, time
 from datetime import datetime, timezone
 import torch
-from .options import (
-    PARTS, QUICK, FULL, check_options, check_choice, dtype_name)
+from .options import PARTS, QUICK, FULL, check_options, check_choice
+from .options import dtype_name
 from .load import usable_cores, load_average, machine_info, cpu_sample
 from .load import CpuMonitor, part_load, reliability
 from .forward import bench_speed, bench_memory
@@ -25,75 +25,122 @@ __all__ = ['run_benchmarks', 'PARTS', 'QUICK', 'FULL', 'check_options', 'usable_
            'load_results', 'format_report', 'plot_results', 'require_matplotlib']
 
 # %% ../../nbs/11_bench.ipynb #4a31f898
-_all_ = ['PARTS', 'QUICK', 'FULL', 'check_options', 'usable_cores', 'Target', 'TARGETS',
-         'save_results', 'load_results', 'format_report', 'plot_results',
-         'require_matplotlib']
-_BENCH = dict(speed=bench_speed, memory=bench_memory, decode=bench_decode,
-              variants=bench_variants, nograd=bench_no_grad, long=bench_long,
-              hf=bench_hf, packed=bench_packed)
+_all_ = [
+    "PARTS",
+    "QUICK",
+    "FULL",
+    "check_options",
+    "usable_cores",
+    "Target",
+    "TARGETS",
+    "save_results",
+    "load_results",
+    "format_report",
+    "plot_results",
+    "require_matplotlib",
+]
+_BENCH = dict(
+    speed=bench_speed,
+    memory=bench_memory,
+    decode=bench_decode,
+    variants=bench_variants,
+    nograd=bench_no_grad,
+    long=bench_long,
+    hf=bench_hf,
+    packed=bench_packed,
+)
 
 # %% ../../nbs/11_bench.ipynb #fe662a7b
-def _now(): return datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
+def _now():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
-def run_benchmarks(quick:bool=False, # the `QUICK` settings; else `FULL`
-                   device='cpu', # 'cpu', 'cuda' or 'cuda:N'
-                   dtype='fp32', # a floating torch dtype, or a name from `DTYPES`
-                   compile:bool=False, # also time torch.compile'd copies (speed part)
-                   parts=PARTS, # any of `PARTS` (a tuple or 'a,b')
-                   threads:int=None, # torch threads for the run; None: the usable cores
-                   command:str=None, # the command line to record
-                   verbose:bool=True, # print progress lines
-                   **settings, # per-part overrides, e.g. `speed=dict(runs=12)`
-                  ) -> dict: # machine, load, settings, one result per part, JSON-ready
+
+def run_benchmarks(
+    quick: bool = False,  # the `QUICK` settings; else `FULL`
+    device="cpu",  # 'cpu', 'cuda' or 'cuda:N'
+    dtype="fp32",  # a floating torch dtype, or a name from `DTYPES`
+    compile: bool = False,  # also time torch.compile'd copies (speed part)
+    parts=PARTS,  # any of `PARTS` (a tuple or 'a,b')
+    threads: int = None,  # torch threads for the run; None: the usable cores
+    command: str = None,  # the command line to record
+    verbose: bool = True,  # print progress lines
+    **settings,  # per-part overrides, e.g. `speed=dict(runs=12)`
+) -> dict:  # machine, load, settings, one result per part, JSON-ready
     """Run the benchmark parts side by side in one process and return every measurement
     with what it depends on. `quick` takes the `QUICK` settings (about a minute and a
     half on 2 CPU cores), else `FULL`, upstream's setup; `dtype` is a floating torch
     dtype or 'fp32' / 'bf16' / 'fp16' / 'fp64'; `threads` None uses the cores this
     process may use; the console command passes its own `command` line to record."""
     device, dtype, parts, threads = check_options(device, dtype, parts, threads)
-    check_choice('settings', list(settings), PARTS)
+    check_choice("settings", list(settings), PARTS)
     base = QUICK if quick else FULL
     kws = {p: {**base[p], **(settings.get(p) or {})} for p in parts}
     # a misspelt setting fails here, before any timing
-    for p in parts: inspect.signature(_BENCH[p]).bind(**kws[p])
+    for p in parts:
+        inspect.signature(_BENCH[p]).bind(**kws[p])
     # the hf part hands its settings to hf_speed
-    if 'hf' in parts: inspect.signature(hf_speed).bind(**kws['hf'])
+    if "hf" in parts:
+        inspect.signature(hf_speed).bind(**kws["hf"])
     if command is None:
-        args = [f"quick={quick}", f"device={device!r}", f"dtype={dtype_name(dtype)!r}",
-                f"parts={parts!r}", f"threads={threads}"]
-        args += [f'{k}={v!r}' for k, v in settings.items()]
+        args = [
+            f"quick={quick}",
+            f"device={device!r}",
+            f"dtype={dtype_name(dtype)!r}",
+            f"parts={parts!r}",
+            f"threads={threads}",
+        ]
+        args += [f"{k}={v!r}" for k, v in settings.items()]
         command = f"run_benchmarks({', '.join(args)})"
     log = print if verbose else (lambda s: None)
-    old_threads = torch.get_num_threads(); torch.set_num_threads(threads)
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(threads)
     # the clock syncs the device
-    on_device = (torch.cuda.device(device) if device.startswith('cuda')
-                 else contextlib.nullcontext())
+    on_device = (
+        torch.cuda.device(device)
+        if device.startswith("cuda")
+        else contextlib.nullcontext()
+    )
     try:
         with on_device:
             load = dict(start=load_average(), samples=[], cpus=None, parts=[])
-            res = dict(schema=SCHEMA, date=_now(), command=command,
-                       mode='quick' if quick else 'full', parts=list(parts),
-                       device=device, dtype=dtype_name(dtype), threads=threads,
-                       machine=machine_info(device), load=load, part_seconds={})
-            log(f"{res['date']}: {threads} torch threads, "
-                f"load average {res['load']['start']}")
+            res = dict(
+                schema=SCHEMA,
+                date=_now(),
+                command=command,
+                mode="quick" if quick else "full",
+                parts=list(parts),
+                device=device,
+                dtype=dtype_name(dtype),
+                threads=threads,
+                machine=machine_info(device),
+                load=load,
+                part_seconds={},
+            )
+            log(
+                f"{res['date']}: {threads} torch threads, "
+                f"load average {res['load']['start']}"
+            )
             t0 = time.perf_counter()
             for p in parts:
-                res['load']['samples'].append([p, load_average()])
-                extra = dict(compile=compile) if p == 'speed' else {}
+                res["load"]["samples"].append([p, load_average()])
+                extra = dict(compile=compile) if p == "speed" else {}
                 t1, c1 = time.perf_counter(), cpu_sample()
                 with CpuMonitor() as mon:
-                    res[p] = _BENCH[p](**kws[p], device=device, dtype=dtype, log=log,
-                                       **extra)
-                res['part_seconds'][p] = time.perf_counter() - t1
+                    res[p] = _BENCH[p](
+                        **kws[p], device=device, dtype=dtype, log=log, **extra
+                    )
+                res["part_seconds"][p] = time.perf_counter() - t1
                 c2 = cpu_sample()
-                res['load']['parts'].append(part_load(p, c1, c2, mon.samples, threads))
-                if c2: res['load']['cpus'] = c2['cpus']
-            res['seconds'] = time.perf_counter() - t0
-            res['load']['samples'].append(['end', load_average()])
-    finally: torch.set_num_threads(old_threads)
-    res['reliable'], res['reliability'] = reliability(res['load'], threads,
-                                                      res['machine']['cores'])
-    res['targets'] = judge(res)
+                res["load"]["parts"].append(part_load(p, c1, c2, mon.samples, threads))
+                if c2:
+                    res["load"]["cpus"] = c2["cpus"]
+            res["seconds"] = time.perf_counter() - t0
+            res["load"]["samples"].append(["end", load_average()])
+    finally:
+        torch.set_num_threads(old_threads)
+    res["reliable"], res["reliability"] = reliability(
+        res["load"], threads, res["machine"]["cores"]
+    )
+    res["targets"] = judge(res)
     # plain JSON types: a saved and reloaded result equals this one
     return json.loads(json.dumps(res))

@@ -13,6 +13,7 @@ from ..multihead import MultiHeadAttentionWrapperWithProj, MultiHeadAttention
 from ..peers import MultiHeadAttentionCombinedQKV, MHAEinsum
 from ..peers import MHAPyTorchScaledDotProduct, MHAPyTorchClass
 from .options import check_choice, check_width
+
 # The modules under test, by the names the package exports: the bench's one import of
 # them.
 from .. import Attention, KVCache, LatentAttention, LatentCache
@@ -22,90 +23,118 @@ __all__ = ['IMPLS', 'COMPILE_IMPLS', 'CAUSAL_KERNEL', 'VARIANTS', 'projections',
            'resolve_variant', 'build_variant', 'variant_desc', 'expected_kv_bytes', 'decoder', 'BareLoop']
 
 # %% ../../nbs/11e_bench_contenders.ipynb #e6069ed3
-IMPLS = ('Ch03_MHA_Wrapper', 'Ch03_MHA', 'MultiHeadAttentionCombinedQKV', 'MHAEinsum',
-         'MHAPyTorchScaledDotProduct', 'MHAPyTorchClass (need_weights=True)',
-         'MHAPyTorchClass (need_weights=False)', 'ours explicit', 'ours fast')
+IMPLS = (
+    "Ch03_MHA_Wrapper",
+    "Ch03_MHA",
+    "MultiHeadAttentionCombinedQKV",
+    "MHAEinsum",
+    "MHAPyTorchScaledDotProduct",
+    "MHAPyTorchClass (need_weights=True)",
+    "MHAPyTorchClass (need_weights=False)",
+    "ours explicit",
+    "ours fast",
+)
 # compiled when compile=True
-COMPILE_IMPLS = ('Ch03_MHA', 'MHAPyTorchScaledDotProduct', 'ours explicit', 'ours fast')
+COMPILE_IMPLS = ("Ch03_MHA", "MHAPyTorchScaledDotProduct", "ours explicit", "ours fast")
 # call the fused kernel with is_causal=True
-CAUSAL_KERNEL = ('MHAPyTorchScaledDotProduct', 'ours fast')
+CAUSAL_KERNEL = ("MHAPyTorchScaledDotProduct", "ours fast")
 
 # %% ../../nbs/11e_bench_contenders.ipynb #a7d03e0c
-def projections(m:Attention) -> tuple: # (W_qkv, b_qkv, W_o, b_o)
+def projections(m: Attention) -> tuple:  # (W_qkv, b_qkv, W_o, b_o)
     """The fused projection's and the output projection's weights and biases of an
     `Attention`, from its `state_dict`: `W_qkv` `[(H + 2 Hkv) d, D]`, `b_qkv` or None,
     `W_o` `[D, H d]`, `b_o` or None."""
     sd = m.state_dict()
-    return (sd['qkv.weight'], sd.get('qkv.bias'), sd['out_proj.weight'],
-            sd.get('out_proj.bias'))
+    return (
+        sd["qkv.weight"],
+        sd.get("qkv.bias"),
+        sd["out_proj.weight"],
+        sd.get("out_proj.bias"),
+    )
+
 
 class _Bound(nn.Module):
     """Call `inner` with fixed keyword arguments (so `ours explicit` is a module like
     the others)."""
+
     def __init__(self, inner, **kw):
         super().__init__()
         self.inner, self.kw = inner, kw
-    def forward(self, x): return self.inner(x, **self.kw)
+
+    def forward(self, x):
+        return self.inner(x, **self.kw)
+
 
 def _build(name, D, H, context_length):
     """One freshly initialised upstream implementation called `name` (width `D`, `H`
     heads)."""
     T = context_length
-    if name == 'Ch03_MHA_Wrapper':
+    if name == "Ch03_MHA_Wrapper":
         return MultiHeadAttentionWrapperWithProj(D, D // H, T, 0.0, H)
-    if name == 'Ch03_MHA': return MultiHeadAttention(D, D, T, 0.0, H)
-    if name == 'MultiHeadAttentionCombinedQKV':
+    if name == "Ch03_MHA":
+        return MultiHeadAttention(D, D, T, 0.0, H)
+    if name == "MultiHeadAttentionCombinedQKV":
         return MultiHeadAttentionCombinedQKV(D, D, H, T)
-    if name == 'MHAEinsum': return MHAEinsum(D, D, T, 0.0, H)
-    if name == 'MHAPyTorchScaledDotProduct':
+    if name == "MHAEinsum":
+        return MHAEinsum(D, D, T, 0.0, H)
+    if name == "MHAPyTorchScaledDotProduct":
         return MHAPyTorchScaledDotProduct(D, D, H, T)
-    return MHAPyTorchClass(D, D, H, context_length, need_weights='True' in name)
+    return MHAPyTorchClass(D, D, H, context_length, need_weights="True" in name)
+
 
 @torch.no_grad()
 def _load(name, m, Wq, Wk, Wv, Wo, bo):
     """Copy the shared weights (Linear layout `[out, in]`) into upstream implementation
     `name`."""
     D = Wo.shape[0]
-    if name == 'Ch03_MHA_Wrapper':
+    if name == "Ch03_MHA_Wrapper":
         d = D // len(m.heads)
         for h, head in enumerate(m.heads):
             for lin, W in ((head.W_query, Wq), (head.W_key, Wk), (head.W_value, Wv)):
-                lin.weight.copy_(W[h*d:(h+1)*d])
-    elif name in ('Ch03_MHA', 'MHAEinsum'):
+                lin.weight.copy_(W[h * d : (h + 1) * d])
+    elif name in ("Ch03_MHA", "MHAEinsum"):
         # einsum keeps [in, out]: x @ W
-        t = (lambda W: W.T) if name == 'MHAEinsum' else (lambda W: W)
+        t = (lambda W: W.T) if name == "MHAEinsum" else (lambda W: W)
         for p, W in ((m.W_query, Wq), (m.W_key, Wk), (m.W_value, Wv)):
-            getattr(p, 'weight', p).copy_(t(W))
-    elif name in ('MultiHeadAttentionCombinedQKV', 'MHAPyTorchScaledDotProduct'):
+            getattr(p, "weight", p).copy_(t(W))
+    elif name in ("MultiHeadAttentionCombinedQKV", "MHAPyTorchScaledDotProduct"):
         m.qkv.weight.copy_(torch.cat([Wq, Wk, Wv]))
-        m.proj.weight.copy_(Wo); m.proj.bias.copy_(bo)
+        m.proj.weight.copy_(Wo)
+        m.proj.bias.copy_(bo)
         return
     else:
         m.multihead_attn.in_proj_weight.copy_(torch.cat([Wq, Wk, Wv]))
         m.multihead_attn.out_proj.weight.copy_(Wo)
-        m.proj.weight.copy_(torch.eye(D)); m.proj.bias.copy_(bo)
+        m.proj.weight.copy_(torch.eye(D))
+        m.proj.bias.copy_(bo)
         return
-    m.out_proj.weight.copy_(Wo); m.out_proj.bias.copy_(bo)
+    m.out_proj.weight.copy_(Wo)
+    m.out_proj.bias.copy_(bo)
 
-def make_impls(d_model:int=768, # D, model width
-               n_heads:int=12, # H, number of heads
-               context_length:int=1024, # longest sequence the modules accept
-               names=IMPLS, # which implementations to build (names from `IMPLS`)
-               device='cpu', # torch device
-               dtype=torch.float32, # parameter dtype
-               seed:int=123, # seed of the shared weights
-              ) -> dict: # name -> module in eval mode, all with the same weights
+
+def make_impls(
+    d_model: int = 768,  # D, model width
+    n_heads: int = 12,  # H, number of heads
+    context_length: int = 1024,  # longest sequence the modules accept
+    names=IMPLS,  # which implementations to build (names from `IMPLS`)
+    device="cpu",  # torch device
+    dtype=torch.float32,  # parameter dtype
+    seed: int = 123,  # seed of the shared weights
+) -> dict:  # name -> module in eval mode, all with the same weights
     """Build the named implementations with one shared set of weights, in eval mode
     (dropout 0). `seed` seeds our `Attention`'s initialisation, whose weights all
     share."""
-    check_width(d_model, n_heads); check_choice('names', names, IMPLS)
+    check_width(d_model, n_heads)
+    check_choice("names", names, IMPLS)
     torch.manual_seed(seed)
     ours = Attention(d_model, n_heads, context_length, dropout=0.0)
     W, _, Wo, bo = projections(ours)
     out = {}
     for name in names:
-        if name == 'ours fast': m = ours
-        elif name == 'ours explicit': m = _Bound(ours, explicit=True)
+        if name == "ours fast":
+            m = ours
+        elif name == "ours explicit":
+            m = _Bound(ours, explicit=True)
         else:
             m = _build(name, d_model, n_heads, context_length)
             _load(name, m, *W.chunk(3, 0), Wo, bo)
@@ -113,77 +142,119 @@ def make_impls(d_model:int=768, # D, model width
     return out
 
 # %% ../../nbs/11e_bench_contenders.ipynb #d238c2bc
-VARIANTS = {'MHA': {}, 'GQA': dict(n_kv_heads=3), 'MQA': dict(n_kv_heads=1),
-            'SWA': dict(window=1024),
-            # latent: a LatentAttention, its widths in head widths d = D // H;
-            # absorb: its decode steps absorbed
-            'MLA': dict(latent=dict(kv_lora_rank=4, qk_nope_head_dim=1,
-                                    qk_rope_head_dim=0.5, v_head_dim=1),
-                        absorb=True)}
+VARIANTS = {
+    "MHA": {},
+    "GQA": dict(n_kv_heads=3),
+    "MQA": dict(n_kv_heads=1),
+    "SWA": dict(window=1024),
+    # latent: a LatentAttention, its widths in head widths d = D // H;
+    # absorb: its decode steps absorbed
+    "MLA": dict(
+        latent=dict(
+            kv_lora_rank=4, qk_nope_head_dim=1, qk_rope_head_dim=0.5, v_head_dim=1
+        ),
+        absorb=True,
+    ),
+}
 
-def _split_variant(kw:dict) -> tuple: # (class, its keywords, decode steps' keywords)
+
+def _split_variant(kw: dict) -> tuple:  # (class, its keywords, decode steps' keywords)
     """What a variant builds: an `Attention` with keywords `kw`, or with `latent` a
     `LatentAttention`."""
-    if 'latent' not in kw: return Attention, kw, {}
-    return LatentAttention, kw['latent'], {k: w for k, w in kw.items() if k != 'latent'}
+    if "latent" not in kw:
+        return Attention, kw, {}
+    return LatentAttention, kw["latent"], {k: w for k, w in kw.items() if k != "latent"}
 
-def variant_support(kw:dict) -> str|None:
+
+def variant_support(kw: dict) -> str | None:
     """None when this build's class for the variant `kw` (and its `forward`) accepts the
     keywords, else why not."""
     cls, init, fwd = _split_variant(kw)
     missing = [k for k in init if k not in inspect.signature(cls).parameters]
     missing += [k for k in fwd if k not in inspect.signature(cls.forward).parameters]
-    if not missing: return None
+    if not missing:
+        return None
     return f"{cls.__name__} takes no {', '.join(missing)} in this build"
 
-def resolve_variant(name:str, kw:dict, D:int, H:int) -> dict:
+
+def resolve_variant(name: str, kw: dict, D: int, H: int) -> dict:
     """The keywords of variant `name` at width `D` with `H` heads: `latent`'s widths,
     given in head widths, as ints."""
-    if 'latent' not in kw: return kw
+    if "latent" not in kw:
+        return kw
     d, sizes = D // H, {}
-    for k, f in kw['latent'].items():
+    for k, f in kw["latent"].items():
         sizes[k] = int(f * d)
         if sizes[k] != f * d or sizes[k] < 1:
-            raise ValueError(f"variants: {name}'s {k} = {f:g}·d must be a whole number "
-                             f">= 1, got {f * d:g} at D={D}, H={H} (d = D // H = {d}); "
-                             f"choose D and H to fit, or leave {name} out of variants")
-    return {**kw, 'latent': sizes}
+            raise ValueError(
+                f"variants: {name}'s {k} = {f:g}·d must be a whole number "
+                f">= 1, got {f * d:g} at D={D}, H={H} (d = D // H = {d}); "
+                f"choose D and H to fit, or leave {name} out of variants"
+            )
+    return {**kw, "latent": sizes}
 
-def build_variant(kw:dict, # a variant's keywords at this width (`resolve_variant`)
-                  D:int, H:int, context_length:int,
-                 ) -> tuple: # (module, cache class, keywords of its decode steps)
+
+def build_variant(
+    kw: dict,  # a variant's keywords at this width (`resolve_variant`)
+    D: int,
+    H: int,
+    context_length: int,
+) -> tuple:  # (module, cache class, keywords of its decode steps)
     """A freshly initialised module of the variant, the cache class it fills, and what
     its decode steps are called with."""
     cls, init, fwd = _split_variant(kw)
-    if cls is Attention: return Attention(D, H, context_length, **init), KVCache, fwd
+    if cls is Attention:
+        return Attention(D, H, context_length, **init), KVCache, fwd
     m = LatentAttention(D, H, **init, context_length=context_length)
     return m, LatentCache, fwd
 
-def variant_desc(kw:dict) -> str:
+
+def variant_desc(kw: dict) -> str:
     """A variant's keywords as text, `latent`'s widths spelt out: 'n_kv_heads=3',
     'kv_lora_rank=256, …, absorb=True'."""
-    def one(k, w):
-        if k == 'latent': return ", ".join(f"{a}={b}" for a, b in w.items())
-        return f"{k}={w}"
-    return ", ".join(one(k, w) for k, w in kw.items()) or 'n_kv_heads=H'
 
-def expected_kv_bytes(kw:dict, # a variant's keywords at this width
-                      context_length:int, batch_size:int, D:int, H:int,
-                      dtype=torch.float32,
-                     ) -> int: # bytes of one layer's cache (`kv_cache_bytes`)
+    def one(k, w):
+        if k == "latent":
+            return ", ".join(f"{a}={b}" for a, b in w.items())
+        return f"{k}={w}"
+
+    return ", ".join(one(k, w) for k, w in kw.items()) or "n_kv_heads=H"
+
+
+def expected_kv_bytes(
+    kw: dict,  # a variant's keywords at this width
+    context_length: int,
+    batch_size: int,
+    D: int,
+    H: int,
+    dtype=torch.float32,
+) -> int:  # bytes of one layer's cache (`kv_cache_bytes`)
     """Bytes of one layer's cache of a variant by the formula of `kv_cache_bytes` (MLA:
     `kv_lora_rank + qk_rope_head_dim` per position)."""
-    lat = kw.get('latent')
-    latent = None if lat is None else lat['kv_lora_rank'] + lat['qk_rope_head_dim']
-    return kv_cache_bytes(context_length=context_length, batch_size=batch_size,
-                          d_model=D, n_heads=H, n_kv_heads=kw.get('n_kv_heads'),
-                          window=kw.get('window'), n_layers=1, dtype=dtype,
-                          latent_dim=latent)
+    lat = kw.get("latent")
+    latent = None if lat is None else lat["kv_lora_rank"] + lat["qk_rope_head_dim"]
+    return kv_cache_bytes(
+        context_length=context_length,
+        batch_size=batch_size,
+        d_model=D,
+        n_heads=H,
+        n_kv_heads=kw.get("n_kv_heads"),
+        window=kw.get("window"),
+        n_layers=1,
+        dtype=dtype,
+        latent_dim=latent,
+    )
 
 # %% ../../nbs/11e_bench_contenders.ipynb #3844d2c8
-def decoder(D:int, H:int, n:int, device='cpu', dtype=torch.float32, seed:int=123,
-            salt:int=0, # added to `seed` for the input
-           ) -> tuple: # (module, x [1, n, D])
+def decoder(
+    D: int,
+    H: int,
+    n: int,
+    device="cpu",
+    dtype=torch.float32,
+    seed: int = 123,
+    salt: int = 0,  # added to `seed` for the input
+) -> tuple:  # (module, x [1, n, D])
     """A seeded `Attention(D, H, n)` in eval mode, and a seeded input of `n` positions.
     The input's generator is seeded `seed + salt`, so each part draws its own."""
     torch.manual_seed(seed)
@@ -191,17 +262,20 @@ def decoder(D:int, H:int, n:int, device='cpu', dtype=torch.float32, seed:int=123
     g = torch.Generator().manual_seed(seed + salt)
     return m, torch.randn(1, n, D, generator=g).to(device=device, dtype=dtype)
 
+
 class BareLoop:
     """The operations of `Attention`'s decode step with a `KVCache`, and nothing else,
     on the module's own layers. The module has full heads and no window, rotary
     positions, norms or sinks."""
-    def __init__(self,
-                 m:Attention, # the module (plain: full heads, no extras)
-                 x, # [B, n, D] inputs: the step at position t reads x[:, t]
-                 P:int, # prefix length: positions 0..P-1 are cached first
-                 H:int, # heads
-                 capacity:int, # positions the key and value buffers hold
-                ):
+
+    def __init__(
+        self,
+        m: Attention,  # the module (plain: full heads, no extras)
+        x,  # [B, n, D] inputs: the step at position t reads x[:, t]
+        P: int,  # prefix length: positions 0..P-1 are cached first
+        H: int,  # heads
+        capacity: int,  # positions the key and value buffers hold
+    ):
         self.qkv, self.out_proj = m.qkv, m.out_proj  # the module's own Linear layers
         (self.B, _, self.D), self.H, self.P = x.shape, H, P
         self.x, self.d = x, self.D // H
@@ -216,11 +290,13 @@ class BareLoop:
         slots are overwritten)."""
         self.t = self.P
 
-    def step(self): # [B, 1, D] the output at the next position
+    def step(self):  # [B, 1, D] the output at the next position
         t = self.t
-        heads = self.qkv(self.x[:, t:t+1]).unflatten(-1, (3 * self.H, self.d))
-        q, k, v = heads.transpose(1, 2).split(self.H, 1)    # [B, H, 1, d] each
-        self.k[:, :, t:t+1], self.v[:, :, t:t+1] = k, v     # the cache write
-        ctx = F.scaled_dot_product_attention(q, self.k[:, :, :t+1], self.v[:, :, :t+1])
+        heads = self.qkv(self.x[:, t : t + 1]).unflatten(-1, (3 * self.H, self.d))
+        q, k, v = heads.transpose(1, 2).split(self.H, 1)  # [B, H, 1, d] each
+        self.k[:, :, t : t + 1], self.v[:, :, t : t + 1] = k, v  # the cache write
+        ctx = F.scaled_dot_product_attention(
+            q, self.k[:, :, : t + 1], self.v[:, :, : t + 1]
+        )
         self.t = t + 1
         return self.out_proj(ctx.transpose(1, 2).reshape(self.B, 1, self.D))

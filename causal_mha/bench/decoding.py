@@ -10,15 +10,15 @@ import torch
 from ..ground import check_int
 from .options import as_dtype, dtype_name, check_choice, check_width
 from .timing import summary, time_once, time_group, time_alternating
-from .contenders import (
-    Attention, KVCache, BareLoop, decoder, VARIANTS, variant_support, resolve_variant,
-    build_variant, expected_kv_bytes)
+from .contenders import Attention, KVCache, BareLoop, decoder, VARIANTS
+from .contenders import variant_support, resolve_variant, build_variant
+from .contenders import expected_kv_bytes
 
 # %% auto #0
 __all__ = ['linear_fit', 'decode_overhead', 'bench_decode', 'bench_variants', 'variant_ratios', 'bench_no_grad']
 
 # %% ../../nbs/11g_bench_decoding.ipynb #3a153755
-def _reach(m, x, P:int, warm:int, cache=None, **kw):
+def _reach(m, x, P: int, warm: int, cache=None, **kw):
     """A cache at context `P` as a real decode leaves it: a prefill up to `P - warm`
     (from what `cache` holds), then `warm` single-token steps, so that its buffer has
     grown as decoding grows it (a fresh prefill's buffer is exactly its size, and a
@@ -28,19 +28,24 @@ def _reach(m, x, P:int, warm:int, cache=None, **kw):
     if done < n0:
         m(x[:, done:n0], cache=cache)
         done = n0
-    for t in range(done, P): m(x[:, t:t+1], cache=cache, **kw)
+    for t in range(done, P):
+        m(x[:, t : t + 1], cache=cache, **kw)
     return cache
 
-def _steps(m, x, cache, t:int, **kw):
+
+def _steps(m, x, cache, t: int, **kw):
     """A decode step of `m` into `cache`: each call decodes the next position of `x`,
     from position `t` on."""
     pos = itertools.count(t)
+
     def step():
-        i = next(pos); return m(x[:, i:i+1], cache=cache, **kw)
+        i = next(pos)
+        return m(x[:, i : i + 1], cache=cache, **kw)
+
     return step
 
 # %% ../../nbs/11g_bench_decoding.ipynb #72cf1464
-def linear_fit(xs, ys) -> tuple: # (a, b, largest |residual| / y)
+def linear_fit(xs, ys) -> tuple:  # (a, b, largest |residual| / y)
     """Least-squares `y = a + b·x` (`numpy.polyfit`), and its largest residual relative
     to `y`: `(a, b, max |residual| / y)`."""
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
@@ -48,13 +53,14 @@ def linear_fit(xs, ys) -> tuple: # (a, b, largest |residual| / y)
     return float(a), float(b), float(np.max(np.abs(y - (a + b * x)) / y))
 
 # %% ../../nbs/11g_bench_decoding.ipynb #ee7ffe7a
-def decode_overhead(m:Attention, # the module (full heads, no window)
-                    x, # [1, n, D] inputs, n > every context + 2 * steps + 8
-                    contexts=(256, 1024), # cached positions to decode from
-                    H:int=12, # heads of `m`
-                    steps:int=16, # decode steps of each per round
-                    rounds:int=30, # rounds per context, each from the same context
-                   ) -> list: # per context: ms per token of both, their ratios
+def decode_overhead(
+    m: Attention,  # the module (full heads, no window)
+    x,  # [1, n, D] inputs, n > every context + 2 * steps + 8
+    contexts=(256, 1024),  # cached positions to decode from
+    H: int = 12,  # heads of `m`
+    steps: int = 16,  # decode steps of each per round
+    rounds: int = 30,  # rounds per context, each from the same context
+) -> list:  # per context: ms per token of both, their ratios
     """A decoded token of `Attention` + `KVCache` against the bare loop of the same
     operations, step by step. Returns a row per context: the `summary` of the ms per
     token of ours and of the bare loop, and their ratios."""
@@ -64,36 +70,58 @@ def decode_overhead(m:Attention, # the module (full heads, no window)
             # its buffer grown by decoding, as a real decode's
             prefilled = _reach(m, x, P, steps)
             bare = BareLoop(m, x, P, H, x.shape[1])
-            ours = m(x[:, P:P+1], cache=copy.deepcopy(prefilled))
+            ours = m(x[:, P : P + 1], cache=copy.deepcopy(prefilled))
             diff = (bare.step() - ours).abs().max().item()
-            def rewound():                                    # both back to P: no copy
-                bare.reset(); prefilled.crop(P)
-                return {'ours': _steps(m, x, prefilled, P), 'bare': bare.step}
+
+            def rewound():  # both back to P: no copy
+                bare.reset()
+                prefilled.crop(P)
+                return {"ours": _steps(m, x, prefilled, P), "bare": bare.step}
+
             t = time_alternating(rewound, steps, rounds)
-            o, b = t['ours'], t['bare']
-            rows.append(dict(context=P, ours=o, bare=b, ratio=o['median'] / b['median'],
-                             ratio_min=o['min'] / b['min'], max_abs_diff=diff))
+            o, b = t["ours"], t["bare"]
+            rows.append(
+                dict(
+                    context=P,
+                    ours=o,
+                    bare=b,
+                    ratio=o["median"] / b["median"],
+                    ratio_min=o["min"] / b["min"],
+                    max_abs_diff=diff,
+                )
+            )
     return rows
 
 # %% ../../nbs/11g_bench_decoding.ipynb #aac0aace
-def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
-                 D:int=768, H:int=12, device='cpu', dtype=torch.float32,
-                 steps:int=16, # cached single-token steps timed as one group per round
-                 runs:int=6, # rounds per context: one cached group, one recomputation
-                 bare_contexts=(256, 1024), # contexts of the race against the bare loop
-                 bare_steps:int=16, # decode steps of each per round in that race
-                 bare_rounds:int=30, # rounds per context in that race
-                 seed:int=123, log=None,
-                ) -> dict: # per-context rows, the fit, the bare-loop rows
+def bench_decode(
+    contexts=(256, 1024, 4096),  # prefix lengths P to decode from
+    D: int = 768,
+    H: int = 12,
+    device="cpu",
+    dtype=torch.float32,
+    steps: int = 16,  # cached single-token steps timed as one group per round
+    runs: int = 6,  # rounds per context: one cached group, one recomputation
+    bare_contexts=(256, 1024),  # contexts of the race against the bare loop
+    bare_steps: int = 16,  # decode steps of each per round in that race
+    bare_rounds: int = 30,  # rounds per context in that race
+    seed: int = 123,
+    log=None,
+) -> dict:  # per-context rows, the fit, the bare-loop rows
     """Per-token cost of cached decoding (`KVCache`, timed in groups) against
     recomputing the prefix and the bare loop. Returns the per-context per-token ms
     (cached, recomputed, their ratio), the linear fit of the cached cost, and the rows
     of the race against the bare loop."""
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
-    contexts = sorted({check_int('context', P, 1) for P in contexts})
-    bare_contexts = sorted({check_int('bare_context', P, 1) for P in bare_contexts})
-    for name, v in (('steps', steps), ('runs', runs), ('bare_steps', bare_steps),
-                    ('bare_rounds', bare_rounds)):
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    contexts = sorted({check_int("context", P, 1) for P in contexts})
+    bare_contexts = sorted({check_int("bare_context", P, 1) for P in bare_contexts})
+    for name, v in (
+        ("steps", steps),
+        ("runs", runs),
+        ("bare_steps", bare_steps),
+        ("bare_rounds", bare_rounds),
+    ):
         check_int(name, v, 1)
     # room for the timer's warm-up steps
     n = max(contexts + bare_contexts) + 2 * max(steps, bare_steps) + 8
@@ -102,53 +130,83 @@ def bench_decode(contexts=(256, 1024, 4096), # prefix lengths P to decode from
     with torch.no_grad():
         for P in contexts:
             prefilled = _reach(m, x, P, steps + 4)
-            first, full = m(x[:, P:P+1], cache=copy.deepcopy(prefilled)), m(x[:, :P+1])
+            first, full = (
+                m(x[:, P : P + 1], cache=copy.deepcopy(prefilled)),
+                m(x[:, : P + 1]),
+            )
             cached, rec = [], []
             for r in range(runs):
                 step = _steps(m, x, copy.deepcopy(prefilled), P)
                 cached.append(time_group(step, steps))
-                rec.append(time_once(lambda: m(x[:, :P+1])))
+                rec.append(time_once(lambda: m(x[:, : P + 1])))
             c, q = summary(cached), summary(rec)
             diff = float((full[:, -1] - first[:, -1]).abs().max())
-            rows.append(dict(context=P, cached=c, recompute=q,
-                             ratio=q['median'] / c['median'],
-                             ratio_min=q['min'] / c['min'],
-                             cached_tok_per_s=1e3 / c['median'], max_abs_diff=diff))
-            log(f"decode P={P:5d}: cached {c['median']:.3f} ms/token, "
-                f"recompute {q['median']:.1f} ms/token")
+            rows.append(
+                dict(
+                    context=P,
+                    cached=c,
+                    recompute=q,
+                    ratio=q["median"] / c["median"],
+                    ratio_min=q["min"] / c["min"],
+                    cached_tok_per_s=1e3 / c["median"],
+                    max_abs_diff=diff,
+                )
+            )
+            log(
+                f"decode P={P:5d}: cached {c['median']:.3f} ms/token, "
+                f"recompute {q['median']:.1f} ms/token"
+            )
     fit = (None,) * 3
     if len(rows) > 1:  # fitted to the minima: the least disturbed groups
-        fit = linear_fit([r['context'] for r in rows],
-                         [r['cached']['min'] for r in rows])
+        fit = linear_fit(
+            [r["context"] for r in rows], [r["cached"]["min"] for r in rows]
+        )
     bare = decode_overhead(m, x, bare_contexts, H, bare_steps, bare_rounds)
     for q in bare:
-        log(f"decode P={q['context']}: ours {q['ours']['median']:.3f} ms/token, "
-            f"bare loop {q['bare']['median']:.3f}")
-    fit_keys = ('intercept_ms', 'slope_ms_per_pos', 'max_rel_residual')
-    return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps,
-                runs=runs, rows=rows, cached_fit=dict(zip(fit_keys, fit)),
-                # single steps, alternating
-                bare=dict(steps=bare_steps, rounds=bare_rounds, timed='steps',
-                          rows=bare))
+        log(
+            f"decode P={q['context']}: ours {q['ours']['median']:.3f} ms/token, "
+            f"bare loop {q['bare']['median']:.3f}"
+        )
+    fit_keys = ("intercept_ms", "slope_ms_per_pos", "max_rel_residual")
+    return dict(
+        D=D,
+        H=H,
+        B=1,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        steps=steps,
+        runs=runs,
+        rows=rows,
+        cached_fit=dict(zip(fit_keys, fit)),
+        # single steps, alternating
+        bare=dict(steps=bare_steps, rounds=bare_rounds, timed="steps", rows=bare),
+    )
 
 # %% ../../nbs/11g_bench_decoding.ipynb #cc4c722a
-def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to decode from
-                   D:int=768, H:int=12, B:int=1,
-                   variants=tuple(VARIANTS), # names from `VARIANTS`
-                   device='cpu', dtype=torch.float32,
-                   steps:int=16, # single-token steps timed as one group
-                   runs:int=6, # timed groups per variant and context
-                   chunk:int=1024, # positions per prefill call
-                   seed:int=123, log=None,
-                  ) -> dict: # rows per variant and context, and the ratios
+def bench_variants(
+    contexts=(1024, 2048, 4096, 8192, 16384),  # contexts P to decode from
+    D: int = 768,
+    H: int = 12,
+    B: int = 1,
+    variants=tuple(VARIANTS),  # names from `VARIANTS`
+    device="cpu",
+    dtype=torch.float32,
+    steps: int = 16,  # single-token steps timed as one group
+    runs: int = 6,  # timed groups per variant and context
+    chunk: int = 1024,  # positions per prefill call
+    seed: int = 123,
+    log=None,
+) -> dict:  # rows per variant and context, and the ratios
     """Per-token decode time and cache bytes of the `VARIANTS` (MHA, GQA, MQA, SWA, MLA)
     at growing contexts, side by side: `runs` timed groups per variant and context,
     round-robin over the variants. Returns the per-token ms and cache bytes per variant
     and context, and the ratios (`variant_ratios`)."""
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
-    check_choice('variants', variants, VARIANTS)
-    contexts = sorted({check_int('context', P, 1) for P in contexts})
-    for name, v in (('B', B), ('steps', steps), ('runs', runs), ('chunk', chunk)):
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    check_choice("variants", variants, VARIANTS)
+    contexts = sorted({check_int("context", P, 1) for P in contexts})
+    for name, v in (("B", B), ("steps", steps), ("runs", runs), ("chunk", chunk)):
         check_int(name, v, 1)
     n = contexts[-1] + 2 * steps + 8  # room for the timer's warm-up steps
     g = torch.Generator().manual_seed(seed + 3)
@@ -157,8 +215,11 @@ def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to dec
     mods, kws, unavailable = {}, {}, {}
     for v in variants:
         why = variant_support(VARIANTS[v])
-        if why: unavailable[v] = why; continue
-        torch.manual_seed(seed); kws[v] = resolve_variant(v, VARIANTS[v], D, H)
+        if why:
+            unavailable[v] = why
+            continue
+        torch.manual_seed(seed)
+        kws[v] = resolve_variant(v, VARIANTS[v], D, H)
         m, new_cache, fwd = build_variant(kws[v], D, H, n)
         mods[v] = m.to(device=device, dtype=dtype).eval(), new_cache, fwd
     rows, prefilled = {}, {}
@@ -169,15 +230,21 @@ def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to dec
             # decode keywords
             for P in contexts:
                 # decoded to P
-                prefilled[v, P] = _reach(m, x, P, steps + 4, cache=copy.deepcopy(cache),
-                                         **mods[v][2])
-                while done < P:                               # prefilled to P
+                prefilled[v, P] = _reach(
+                    m, x, P, steps + 4, cache=copy.deepcopy(cache), **mods[v][2]
+                )
+                while done < P:  # prefilled to P
                     k = min(chunk, P - done)
-                    m(x[:, done:done+k], cache=cache)
+                    m(x[:, done : done + k], cache=cache)
                     done += k
                 expected = expected_kv_bytes(kws[v], P, B, D, H, dtype)
-                rows[v, P] = dict(variant=v, context=P, positions=len(cache),
-                                  nbytes=int(cache.nbytes), expected_nbytes=expected)
+                rows[v, P] = dict(
+                    variant=v,
+                    context=P,
+                    positions=len(cache),
+                    nbytes=int(cache.nbytes),
+                    expected_nbytes=expected,
+                )
             log(f"variants: {v} prefilled to {contexts[-1]}")
         for P in contexts:
             times = {v: [] for v in mods}
@@ -186,74 +253,129 @@ def bench_variants(contexts=(1024, 2048, 4096, 8192, 16384), # contexts P to dec
                     step = _steps(m, x, copy.deepcopy(prefilled[v, P]), P, **fwd)
                     times[v].append(time_group(step, steps))
             for v in mods:
-                rows[v, P]['per_token'] = summary(times[v])
+                rows[v, P]["per_token"] = summary(times[v])
                 del prefilled[v, P]
             medians = (f"{v} {rows[v, P]['per_token']['median']:.3f}" for v in mods)
             log(f"variants P={P:6d}: " + ", ".join(medians) + " ms/token")
-    out = dict(B=B, D=D, H=H, device=str(device), dtype=dtype_name(dtype), steps=steps,
-               runs=runs, chunk=chunk, contexts=contexts,
-               variants={v: kws.get(v, VARIANTS[v]) for v in variants},
-               unavailable=unavailable,
-               expected_by='kv_cache_bytes', rows=list(rows.values()))
-    out['ratios'] = variant_ratios(out)
+    out = dict(
+        B=B,
+        D=D,
+        H=H,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        steps=steps,
+        runs=runs,
+        chunk=chunk,
+        contexts=contexts,
+        variants={v: kws.get(v, VARIANTS[v]) for v in variants},
+        unavailable=unavailable,
+        expected_by="kv_cache_bytes",
+        rows=list(rows.values()),
+    )
+    out["ratios"] = variant_ratios(out)
     return out
 
 # %% ../../nbs/11g_bench_decoding.ipynb #2fad3b98
-def variant_ratios(vr:dict) -> dict:
+def variant_ratios(vr: dict) -> dict:
     """GQA/MHA and MLA/MHA per-token time at every context, and SWA's time at the
     longest context over its time at 2048."""
-    t = {(r['variant'], r['context']): r['per_token']
-         for r in vr['rows'] if 'per_token' in r}
-    ratio = lambda a, b: dict(median=a['median'] / b['median'], min=a['min'] / b['min'])
-    per_context = lambda a, b: [dict(context=P, **ratio(t[a, P], t[b, P]))
-                                for P in vr['contexts'] if (a, P) in t and (b, P) in t]
-    out = dict(gqa_to_mha=per_context('GQA', 'MHA'),
-               mla_to_mha=per_context('MLA', 'MHA'))
-    swa = [P for P in vr['contexts'] if ('SWA', P) in t]
+    t = {
+        (r["variant"], r["context"]): r["per_token"]
+        for r in vr["rows"]
+        if "per_token" in r
+    }
+
+    def ratio(a, b):
+        return dict(median=a["median"] / b["median"], min=a["min"] / b["min"])
+
+    def per_context(a, b):
+        return [
+            dict(context=P, **ratio(t[a, P], t[b, P]))
+            for P in vr["contexts"]
+            if (a, P) in t and (b, P) in t
+        ]
+
+    out = dict(
+        gqa_to_mha=per_context("GQA", "MHA"), mla_to_mha=per_context("MLA", "MHA")
+    )
+    swa = [P for P in vr["contexts"] if ("SWA", P) in t]
     if len(swa) > 1:
         lo = 2048 if 2048 in swa and 2048 < swa[-1] else swa[0]
-        out['swa_long_to_short'] = dict(long=swa[-1], short=lo,
-                                        **ratio(t['SWA', swa[-1]], t['SWA', lo]))
+        out["swa_long_to_short"] = dict(
+            long=swa[-1], short=lo, **ratio(t["SWA", swa[-1]], t["SWA", lo])
+        )
     return out
 
 # %% ../../nbs/11g_bench_decoding.ipynb #8ba26767
-def _in_mode(step, grad:bool):
+def _in_mode(step, grad: bool):
     "`step`, run with autograd on (`grad`) or off."
+
     def run():
-        with torch.set_grad_enabled(grad): return step()
+        with torch.set_grad_enabled(grad):
+            return step()
+
     return run
 
-def bench_no_grad(steps:int=1024, # tokens decoded one at a time, per decode
-                  D:int=384, H:int=6, device='cpu', dtype=torch.float32,
-                  runs:int=6, # rounds of two decodes, with and without no_grad
-                  seed:int=123, log=None,
-                 ) -> dict: # per-token ms of each, their ratio, allocations, difference
+
+def bench_no_grad(
+    steps: int = 1024,  # tokens decoded one at a time, per decode
+    D: int = 384,
+    H: int = 6,
+    device="cpu",
+    dtype=torch.float32,
+    runs: int = 6,  # rounds of two decodes, with and without no_grad
+    seed: int = 123,
+    log=None,
+) -> dict:  # per-token ms of each, their ratio, allocations, difference
     """Per-token decode time in eval mode with and without `torch.no_grad()`, and the
     cache's allocations in each. Each of `runs` rounds decodes `steps` tokens one at a
     time from an empty cache twice, side by side, one with and one without no_grad.
     Returns the per-token ms of each, their ratio, the caches' allocations and the
     outputs' difference."""
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
-    check_int('steps', steps, 1); check_int('runs', runs, 1)
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    check_int("steps", steps, 1)
+    check_int("runs", runs, 1)
     # the decoded positions and the next one
     m, x = decoder(D, H, steps + 1, device, dtype, seed, salt=4)
     caches = {}
-    def fresh():                                     # two empty caches, one per mode
+
+    def fresh():  # two empty caches, one per mode
         caches.update(no_grad=KVCache(), grad=KVCache())
-        return {mode: _in_mode(_steps(m, x, c, 0), mode == 'grad')
-                for mode, c in caches.items()}
+        return {
+            mode: _in_mode(_steps(m, x, c, 0), mode == "grad")
+            for mode, c in caches.items()
+        }
+
     s = time_alternating(fresh, steps, runs)
     info, out = {}, {}
     for mode, cache in caches.items():
-        nxt = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == 'grad')
-        out[mode] = nxt().detach()                   # the next position
-        info[mode] = dict(n_allocs=cache.n_allocs, n_copied=cache.n_copied,
-                          nbytes=int(cache.nbytes), positions=len(cache))
-    diff = float((out['grad'] - out['no_grad']).abs().max())
-    log(f"no_grad: {s['no_grad']['median']:.3f} ms/token, "
-        f"without: {s['grad']['median']:.3f} ms/token")
-    return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype), steps=steps,
-                runs=runs, timed='steps',
-                per_token=s, ratio=s['grad']['median'] / s['no_grad']['median'],
-                ratio_min=s['grad']['min'] / s['no_grad']['min'],
-                cache=info, max_abs_diff=diff)
+        nxt = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == "grad")
+        out[mode] = nxt().detach()  # the next position
+        info[mode] = dict(
+            n_allocs=cache.n_allocs,
+            n_copied=cache.n_copied,
+            nbytes=int(cache.nbytes),
+            positions=len(cache),
+        )
+    diff = float((out["grad"] - out["no_grad"]).abs().max())
+    log(
+        f"no_grad: {s['no_grad']['median']:.3f} ms/token, "
+        f"without: {s['grad']['median']:.3f} ms/token"
+    )
+    return dict(
+        D=D,
+        H=H,
+        B=1,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        steps=steps,
+        runs=runs,
+        timed="steps",
+        per_token=s,
+        ratio=s["grad"]["median"] / s["no_grad"]["median"],
+        ratio_min=s["grad"]["min"] / s["no_grad"]["min"],
+        cache=info,
+        max_abs_diff=diff,
+    )

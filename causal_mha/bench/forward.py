@@ -10,183 +10,263 @@ import torch
 from ..ground import check_int
 from .options import as_dtype, dtype_name, check_choice, check_width
 from .timing import time_calls, in_fresh_process
-from .contenders import (
-    Attention, IMPLS, COMPILE_IMPLS, CAUSAL_KERNEL, make_impls)
+from .contenders import Attention, IMPLS, COMPILE_IMPLS, CAUSAL_KERNEL
+from .contenders import make_impls
 
 # %% auto #0
 __all__ = ['attention_flops', 'bench_speed', 'restart_peak_rss', 'peak_rss_above', 'peak_forward_bytes', 'bench_memory']
 
 # %% ../../nbs/11f_bench_forward.ipynb #5f16d3a5
-def attention_flops(B:int, # batch size
-                    T:int, # sequence length
-                    D:int, # model width (all heads together)
-                    causal:bool=False, # count only the scores' lower triangle
-                   ) -> int: # matmul FLOPs of one forward pass
+def attention_flops(
+    B: int,  # batch size
+    T: int,  # sequence length
+    D: int,  # model width (all heads together)
+    causal: bool = False,  # count only the scores' lower triangle
+) -> int:  # matmul FLOPs of one forward pass
     """Matrix-multiply FLOPs of one causal MHA forward: projections `8BTD²`, plus `QKᵀ`
     and `AV` on the full or, with `causal` (a kernel that skips the rest), the
     lower-triangular scores."""
-    check_int('B', B, 1); check_int('T', T, 1); check_int('D', D, 1)
+    check_int("B", B, 1)
+    check_int("T", T, 1)
+    check_int("D", D, 1)
     scores = 2 * B * T * (T + 1) * D if causal else 4 * B * T * T * D
     return 8 * B * T * D * D + scores
 
 # %% ../../nbs/11f_bench_forward.ipynb #3d493d7a
 def _fwd(m, x):
     "Forward under no_grad."
+
     def f():
-        with torch.no_grad(): return m(x)
+        with torch.no_grad():
+            return m(x)
+
     return f
+
 
 def _fwd_bwd(m, x):
     "Forward + backward of `m(x).sum()`, gradients reset first."
+
     def f():
-        x.grad = None; m.zero_grad(set_to_none=True)
+        x.grad = None
+        m.zero_grad(set_to_none=True)
         m(x).sum().backward()
+
     return f
 
-def bench_speed(B:int=8, T:int=1024, D:int=768, H:int=12, # upstream's setup
-                device='cpu', dtype=torch.float32,
-                warmup:int=1, # untimed calls per implementation
-                runs:int=10, # timed rounds
-                budget_s:float=None, # seconds of timing to stop after
-                names=IMPLS, # implementations to time
-                compile:bool=False, # also time torch.compile'd copies of COMPILE_IMPLS
-                seed:int=123,
-                log=None, # optional callable receiving progress lines
-               ) -> dict: # setup, flops, gemm rate, and per-implementation results
+
+def bench_speed(
+    B: int = 8,
+    T: int = 1024,
+    D: int = 768,
+    H: int = 12,  # upstream's setup
+    device="cpu",
+    dtype=torch.float32,
+    warmup: int = 1,  # untimed calls per implementation
+    runs: int = 10,  # timed rounds
+    budget_s: float = None,  # seconds of timing to stop after
+    names=IMPLS,  # implementations to time
+    compile: bool = False,  # also time torch.compile'd copies of COMPILE_IMPLS
+    seed: int = 123,
+    log=None,  # optional callable receiving progress lines
+) -> dict:  # setup, flops, gemm rate, and per-implementation results
     """Time forward and forward+backward of every implementation on one input with one
     set of weights. The defaults are upstream's setup (x `[8, 1024, 768]`, 12 heads);
     the `warmup` calls also absorb torch.compile; timing stops after `budget_s` seconds,
     but not before `MIN_RUNS` rounds."""
-    dtype = as_dtype(dtype); attention_flops(B, T, D); check_width(D, H)
+    dtype = as_dtype(dtype)
+    attention_flops(B, T, D)
+    check_width(D, H)
     log = log or (lambda s: None)
     impls = make_impls(D, H, T, names, device, dtype, seed)
     if compile:
         for n in [n for n in COMPILE_IMPLS if n in impls]:
-            impls[f'{n} +compile'] = torch.compile(impls[n])
+            impls[f"{n} +compile"] = torch.compile(impls[n])
     g = torch.Generator().manual_seed(seed + 1)
     x = torch.randn(B, T, D, generator=g).to(device=device, dtype=dtype)
     with torch.no_grad():
-        ref = impls['ours fast'](x) if 'ours fast' in impls else None
+        ref = impls["ours fast"](x) if "ours fast" in impls else None
+
         def diff(m):
-            return float('nan') if ref is None else float((m(x) - ref).abs().max())
+            return float("nan") if ref is None else float((m(x) - ref).abs().max())
+
         delta = {n: diff(m) for n, m in impls.items()}
-    log(f"outputs agree with 'ours fast' (max |Δ| {max(delta.values()):.2e}); "
-        f"timing forward ...")
+    log(
+        f"outputs agree with 'ours fast' (max |Δ| {max(delta.values()):.2e}); "
+        f"timing forward ..."
+    )
     a = x.reshape(B * T, D)
     w = torch.randn(D, 3 * D, generator=g).to(device=device, dtype=dtype)
     # timed in the same round-robin, so under the same load
-    gemm = {'_gemm': lambda: torch.mm(a, w)}
-    fwd = time_calls({**gemm, **{n: _fwd(m, x) for n, m in impls.items()}},
-                     warmup, runs, budget_s)
-    rate = 2 * B * T * D * 3 * D / (fwd.pop('_gemm')['median'] / 1e3)
+    gemm = {"_gemm": lambda: torch.mm(a, w)}
+    fwd = time_calls(
+        {**gemm, **{n: _fwd(m, x) for n, m in impls.items()}}, warmup, runs, budget_s
+    )
+    rate = 2 * B * T * D * 3 * D / (fwd.pop("_gemm")["median"] / 1e3)
     log("timing forward+backward ...")
     xg = x.detach().clone().requires_grad_(True)
-    bwd = time_calls({n: _fwd_bwd(m, xg) for n, m in impls.items()},
-                     warmup, runs, budget_s)
+    bwd = time_calls(
+        {n: _fwd_bwd(m, xg) for n, m in impls.items()}, warmup, runs, budget_s
+    )
     rows = {}
-    for mode, res, k in (('fwd', fwd, 1), ('fwd+bwd', bwd, 3)):
-        best = min(r['median'] for r in res.values())
+    for mode, res, k in (("fwd", fwd, 1), ("fwd+bwd", bwd, 3)):
+        best = min(r["median"] for r in res.values())
         rows[mode] = {}
         for n, r in res.items():
-            causal = n.removesuffix(' +compile') in CAUSAL_KERNEL
+            causal = n.removesuffix(" +compile") in CAUSAL_KERNEL
             floor = k * attention_flops(B, T, D, causal=causal) / rate * 1e3
-            rows[mode][n] = dict(r, to_fastest=r['median'] / best, floor_ms=floor,
-                                 to_floor=r['median'] / floor)
-    return dict(B=B, T=T, D=D, H=H, device=str(device), dtype=dtype_name(dtype),
-                warmup=warmup, runs=runs, flops_fwd=attention_flops(B, T, D),
-                flops_fwd_causal=attention_flops(B, T, D, causal=True),
-                gemm_flops_per_s=rate, max_abs_diff=delta, **rows)
+            rows[mode][n] = dict(
+                r,
+                to_fastest=r["median"] / best,
+                floor_ms=floor,
+                to_floor=r["median"] / floor,
+            )
+    return dict(
+        B=B,
+        T=T,
+        D=D,
+        H=H,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        warmup=warmup,
+        runs=runs,
+        flops_fwd=attention_flops(B, T, D),
+        flops_fwd_causal=attention_flops(B, T, D, causal=True),
+        gemm_flops_per_s=rate,
+        max_abs_diff=delta,
+        **rows,
+    )
 
 # %% ../../nbs/11f_bench_forward.ipynb #05f1e543
-def _status_bytes(key:str) -> int:
+def _status_bytes(key: str) -> int:
     """A field of /proc/self/status in bytes: 'VmRSS' (resident now) or 'VmHWM' (the
     peak since the last restart)."""
-    status = open('/proc/self/status').read()
-    return int(re.search(rf'^{key}:\s+(\d+) kB', status, re.M).group(1)) * 1024
+    status = open("/proc/self/status").read()
+    return int(re.search(rf"^{key}:\s+(\d+) kB", status, re.M).group(1)) * 1024
 
-def restart_peak_rss() -> int|None:
+
+def restart_peak_rss() -> int | None:
     """Restart the kernel's peak-RSS counter at the current RSS; that RSS in bytes, or
     None where Linux does not allow it."""
     try:
-        with open('/proc/self/clear_refs', 'w') as f: f.write('5')
-        return _status_bytes('VmRSS')
-    except OSError: return None
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return _status_bytes("VmRSS")
+    except OSError:
+        return None
 
-def peak_rss_above(base:int) -> int:
+
+def peak_rss_above(base: int) -> int:
     "Bytes of the peak RSS since `restart_peak_rss` above the RSS it returned."
-    return _status_bytes('VmHWM') - base
+    return _status_bytes("VmHWM") - base
 
-def peak_forward_bytes(path:str, # 'fast' or 'explicit'
-                       T:int, D:int=768, H:int=12, B:int=1, device='cpu',
-                       dtype=torch.float32,
-                      ) -> int: # extra bytes at the peak of one forward
+
+def peak_forward_bytes(
+    path: str,  # 'fast' or 'explicit'
+    T: int,
+    D: int = 768,
+    H: int = 12,
+    B: int = 1,
+    device="cpu",
+    dtype=torch.float32,
+) -> int:  # extra bytes at the peak of one forward
     """Peak extra memory of one `Attention` forward under no_grad (CUDA allocator peak,
     or peak RSS on CPU), measured in THIS process."""
-    check_choice('path', [path], ('fast', 'explicit'))
-    dtype = as_dtype(dtype); attention_flops(B, T, D)
+    check_choice("path", [path], ("fast", "explicit"))
+    dtype = as_dtype(dtype)
+    attention_flops(B, T, D)
     torch.manual_seed(0)
     m = Attention(D, H, T).to(device=device, dtype=dtype).eval()
     x = torch.randn(B, T, D, device=device, dtype=dtype)
     with torch.no_grad():
         # load kernels and thread pools before measuring
-        m(x[:, :8], explicit=path == 'explicit')
+        m(x[:, :8], explicit=path == "explicit")
         gc.collect()
-        if torch.device(device).type == 'cuda':
-            torch.cuda.synchronize(device); torch.cuda.reset_peak_memory_stats(device)
+        if torch.device(device).type == "cuda":
+            torch.cuda.synchronize(device)
+            torch.cuda.reset_peak_memory_stats(device)
             base = torch.cuda.memory_allocated(device)
-            out = m(x, explicit=path == 'explicit'); torch.cuda.synchronize(device)
+            out = m(x, explicit=path == "explicit")
+            torch.cuda.synchronize(device)
             return torch.cuda.max_memory_allocated(device) - base
         base = restart_peak_rss()
         if base is not None:
-            out = m(x, explicit=path == 'explicit')
+            out = m(x, explicit=path == "explicit")
             return peak_rss_above(base)
         base = psutil.Process().memory_info().rss
-        out = m(x, explicit=path == 'explicit')
-        unit = 1 if sys.platform == 'darwin' else 1024  # ru_maxrss: bytes, else KiB
+        out = m(x, explicit=path == "explicit")
+        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes, else KiB
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit - base
 
 # %% ../../nbs/11f_bench_forward.ipynb #090c4d8a
 def _peak_point(path, T, D, H, device, dtype, subprocess_per_point) -> int:
     """`peak_forward_bytes` of one point: in a fresh Python process (CPU,
     `subprocess_per_point`), else in this one."""
-    if torch.device(device).type != 'cpu' or not subprocess_per_point:
+    if torch.device(device).type != "cpu" or not subprocess_per_point:
         return peak_forward_bytes(path, T, D, H, 1, device, dtype)
-    return in_fresh_process(peak_forward_bytes, torch.get_num_threads(), path=path, T=T,
-                            D=D, H=H, dtype=dtype)
+    return in_fresh_process(
+        peak_forward_bytes,
+        torch.get_num_threads(),
+        path=path,
+        T=T,
+        D=D,
+        H=H,
+        dtype=dtype,
+    )
 
-def bench_memory(Ts=(1024, 2048, 4096, 8192, 16384), # sequence lengths, B=1
-                 D:int=768, H:int=12, device='cpu', dtype=torch.float32,
-                 max_explicit_T:int=8192, # longest T of the explicit path
-                 subprocess_per_point:bool=True, # on CPU, each point in a fresh process
-                 log=None,
-                ) -> dict: # rows (path, T, peak bytes or None, note), growth ratios
+
+def bench_memory(
+    Ts=(1024, 2048, 4096, 8192, 16384),  # sequence lengths, B=1
+    D: int = 768,
+    H: int = 12,
+    device="cpu",
+    dtype=torch.float32,
+    max_explicit_T: int = 8192,  # longest T of the explicit path
+    subprocess_per_point: bool = True,  # on CPU, each point in a fresh process
+    log=None,
+) -> dict:  # rows (path, T, peak bytes or None, note), growth ratios
     """Peak memory of one forward, explicit vs fast, at growing `T` (B=1). The explicit
     path is not run above `max_explicit_T`; on CPU with `subprocess_per_point`, each
     point is measured in a fresh Python process."""
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
-    Ts = sorted(check_int('T', T, 1) for T in Ts)
-    esize = torch.empty((), dtype=dtype).element_size(); rows = []
-    for path in ('explicit', 'fast'):
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    Ts = sorted(check_int("T", T, 1) for T in Ts)
+    esize = torch.empty((), dtype=dtype).element_size()
+    rows = []
+    for path in ("explicit", "fast"):
         for T in Ts:
-            need = 4 * H * T * T * esize if path == 'explicit' else 0
-            cpu = torch.device(device).type == 'cpu'
+            need = 4 * H * T * T * esize if path == "explicit" else 0
+            cpu = torch.device(device).type == "cpu"
             avail = psutil.virtual_memory().available if cpu else None
-            if path == 'explicit' and T > max_explicit_T:
-                note = f'skipped: T > max_explicit_T={max_explicit_T}'
+            if path == "explicit" and T > max_explicit_T:
+                note = f"skipped: T > max_explicit_T={max_explicit_T}"
             elif avail is not None and need > 0.7 * avail:
-                note = (f'skipped: needs ~{need/2**30:.1f} GiB, '
-                        f'{avail/2**30:.1f} GiB available')
-            else: note = ''
+                note = (
+                    f"skipped: needs ~{need / 2**30:.1f} GiB, "
+                    f"{avail / 2**30:.1f} GiB available"
+                )
+            else:
+                note = ""
             peak = None
             if not note:
                 peak = _peak_point(path, T, D, H, device, dtype, subprocess_per_point)
             rows.append(dict(path=path, T=T, peak=peak, note=note))
             if peak is not None:
-                log(f"memory {path:8s} T={T:6d}: {peak/2**20:9.1f} MiB")
+                log(f"memory {path:8s} T={T:6d}: {peak / 2**20:9.1f} MiB")
+
     def growth(path):
-        pts = [(r['T'], r['peak']) for r in rows if r['path'] == path and r['peak']]
-        if len(pts) < 2: return None
+        pts = [(r["T"], r["peak"]) for r in rows if r["path"] == path and r["peak"]]
+        if len(pts) < 2:
+            return None
         return pts[-1][1] / pts[-2][1], pts[-2][0], pts[-1][0]
-    return dict(D=D, H=H, B=1, device=str(device), dtype=dtype_name(dtype),
-                max_explicit_T=max_explicit_T, rows=rows,
-                growth={p: growth(p) for p in ('explicit', 'fast')})
+
+    return dict(
+        D=D,
+        H=H,
+        B=1,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        max_explicit_T=max_explicit_T,
+        rows=rows,
+        growth={p: growth(p) for p in ("explicit", "fast")},
+    )

@@ -15,18 +15,20 @@ from .load import load_average
 __all__ = ['random_model', 'hf_speed', 'bench_hf']
 
 # %% ../../nbs/16a_hf_bench.ipynb #4b657ccb
-_TIMED = ('Llama', 'Mistral', 'Qwen3', 'Gemma 3')  # the families hf_speed builds
+_TIMED = ("Llama", "Mistral", "Qwen3", "Gemma 3")  # the families hf_speed builds
 
-def random_model(family:str, # 'Llama', 'Mistral', 'Qwen3' or 'Gemma 3'
-                 d_model:int=512, # hidden size
-                 n_layers:int=4, # decoder layers
-                 n_heads:int=8, # query heads
-                 n_kv_heads:int=2, # key/value heads
-                 window:int|None=None, # Mistral's `sliding_window`
-                 vocab_size:int=1024, # small, so attention's share shows
-                 dtype:torch.dtype=torch.float32, # of the weights
-                 seed:int=0, # of the random weights
-                ): # a transformers causal LM in eval mode
+
+def random_model(
+    family: str,  # 'Llama', 'Mistral', 'Qwen3' or 'Gemma 3'
+    d_model: int = 512,  # hidden size
+    n_layers: int = 4,  # decoder layers
+    n_heads: int = 8,  # query heads
+    n_kv_heads: int = 2,  # key/value heads
+    window: int | None = None,  # Mistral's `sliding_window`
+    vocab_size: int = 1024,  # small, so attention's share shows
+    dtype: torch.dtype = torch.float32,  # of the weights
+    seed: int = 0,  # of the random weights
+):  # a transformers causal LM in eval mode
     """A transformers model of `family` from its default config at these sizes (MLP
     3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode. The
     head width is `d_model // n_heads`; a `window` of None keeps the config's default
@@ -39,35 +41,51 @@ def random_model(family:str, # 'Llama', 'Mistral', 'Qwen3' or 'Gemma 3'
     if family not in _TIMED:
         raise ValueError(f"family must be one of {_TIMED}, got {family!r}")
     import transformers as tf
+
     d = d_model // n_heads
-    kw = dict(vocab_size=vocab_size, hidden_size=d_model, intermediate_size=3 * d_model,
-              num_hidden_layers=n_layers, num_attention_heads=n_heads,
-              num_key_value_heads=n_kv_heads, max_position_embeddings=32_768,
-              bos_token_id=None, eos_token_id=None, pad_token_id=0,
-              attn_implementation='sdpa')
-    slide = {} if window is None else {'sliding_window': window}
+    kw = dict(
+        vocab_size=vocab_size,
+        hidden_size=d_model,
+        intermediate_size=3 * d_model,
+        num_hidden_layers=n_layers,
+        num_attention_heads=n_heads,
+        num_key_value_heads=n_kv_heads,
+        max_position_embeddings=32_768,
+        bos_token_id=None,
+        eos_token_id=None,
+        pad_token_id=0,
+        attn_implementation="sdpa",
+    )
+    slide = {} if window is None else {"sliding_window": window}
     gemma = dict(head_dim=d, query_pre_attn_scalar=d, **kw)
-    make = {'Llama': lambda: (tf.LlamaForCausalLM, tf.LlamaConfig(**kw)),
-            'Mistral': lambda: (tf.MistralForCausalLM, tf.MistralConfig(**kw, **slide)),
-            'Qwen3': lambda: (tf.Qwen3ForCausalLM, tf.Qwen3Config(head_dim=d, **kw)),
-            'Gemma 3': lambda: (tf.Gemma3ForCausalLM, tf.Gemma3TextConfig(**gemma))}
+    make = {
+        "Llama": lambda: (tf.LlamaForCausalLM, tf.LlamaConfig(**kw)),
+        "Mistral": lambda: (tf.MistralForCausalLM, tf.MistralConfig(**kw, **slide)),
+        "Qwen3": lambda: (tf.Qwen3ForCausalLM, tf.Qwen3Config(head_dim=d, **kw)),
+        "Gemma 3": lambda: (tf.Gemma3ForCausalLM, tf.Gemma3TextConfig(**gemma)),
+    }
     cls, cfg = make[family]()
     torch.manual_seed(seed)
     return cls(cfg).to(dtype).eval()
 
-def hf_speed(families:tuple=_TIMED, # the families to time
-             prefill:int=2048, # prompt length of the prefill timing
-             prompt:int=1024, # prompt length before generating
-             new_tokens:int=32, # tokens generated after it (greedy)
-             long:int|None=16_384, # the windowed prefill's prompt; None: skip it
-             window:int=512, # Mistral's sliding window in that part
-             repeats:int=9, # timed turns (original, then swapped)
-             long_repeats:int=3, # turns of the windowed prefill
-             dtype:torch.dtype=torch.float32, seed:int=0,
-             d_model:int=512, n_layers:int=4, n_heads:int=8,
-             n_kv_heads:int=2, # the models' sizes
-             vocab_size:int=1024, # small, so attention's share shows
-            ) -> dict: # {part: {family: {...}}, 'settings', 'load'}
+
+def hf_speed(
+    families: tuple = _TIMED,  # the families to time
+    prefill: int = 2048,  # prompt length of the prefill timing
+    prompt: int = 1024,  # prompt length before generating
+    new_tokens: int = 32,  # tokens generated after it (greedy)
+    long: int | None = 16_384,  # the windowed prefill's prompt; None: skip it
+    window: int = 512,  # Mistral's sliding window in that part
+    repeats: int = 9,  # timed turns (original, then swapped)
+    long_repeats: int = 3,  # turns of the windowed prefill
+    dtype: torch.dtype = torch.float32,
+    seed: int = 0,
+    d_model: int = 512,
+    n_layers: int = 4,
+    n_heads: int = 8,
+    n_kv_heads: int = 2,  # the models' sizes
+    vocab_size: int = 1024,  # small, so attention's share shows
+) -> dict:  # {part: {family: {...}}, 'settings', 'load'}
     """Time swapped models against their originals, side by side.
 
     `families` names any of 'Llama', 'Mistral', 'Qwen3', 'Gemma 3', built at the models'
@@ -101,79 +119,131 @@ def hf_speed(families:tuple=_TIMED, # the families to time
         ValueError: a family hf_speed does not build, or a length that is not an
             int >= 1.
     """
-    lengths = dict(prefill=prefill, prompt=prompt, new_tokens=new_tokens, window=window,
-                   repeats=repeats, long_repeats=long_repeats)
+    lengths = dict(
+        prefill=prefill,
+        prompt=prompt,
+        new_tokens=new_tokens,
+        window=window,
+        repeats=repeats,
+        long_repeats=long_repeats,
+    )
     for name, n in lengths.items():
         check_int(name, n, 1)
-    if long is not None: check_int('long', long, 1)
+    if long is not None:
+        check_int("long", long, 1)
     bad = [f for f in families if f not in _TIMED]
-    if bad: raise ValueError(
-        f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}")
-    sizes = dict(d_model=d_model, n_layers=n_layers, n_heads=n_heads,
-                 n_kv_heads=n_kv_heads, vocab_size=vocab_size)
-    load0, out = load_average(), {'prefill': {}, 'generate': {}, 'windowed': {}}
+    if bad:
+        raise ValueError(
+            f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}"
+        )
+    sizes = dict(
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        n_kv_heads=n_kv_heads,
+        vocab_size=vocab_size,
+    )
+    load0, out = load_average(), {"prefill": {}, "generate": {}, "windowed": {}}
     g = torch.Generator().manual_seed(seed)
-    def ids(T): return torch.randint(1, 1000, (1, T), generator=g)
+
+    def ids(T):
+        return torch.randint(1, 1000, (1, T), generator=g)
+
     def side_by_side(original, swapped, run, agree, turns=repeats) -> dict:
         # warm (allocations, first calls), and compared
         same = agree(run(original), run(swapped))
-        t = {'original': [], 'swapped': []}
+        t = {"original": [], "swapped": []}
         for _ in range(turns):
-            for side, m in (('original', original), ('swapped', swapped)):
+            for side, m in (("original", original), ("swapped", swapped)):
                 t[side].append(time_once(lambda: run(m)) / 1e3)
         # each turn's swapped / original
-        paired = [s / o for o, s in zip(t['original'], t['swapped'])]
+        paired = [s / o for o, s in zip(t["original"], t["swapped"])]
         q1, _, q3 = statistics.quantiles(paired, n=4) if turns > 1 else paired * 3
-        return {'original_s': statistics.median(t['original']),
-                'swapped_s': statistics.median(t['swapped']),
-                'ratio': statistics.median(paired), 'ratio_iqr': (q1, q3)} | same
-    def logits(a, b): return {'logits_diff': (a.logits - b.logits).abs().max().item()}
-    def tokens(a, b): return {'same_tokens': torch.equal(a, b)}
-    def last(x): return lambda m: m(x, logits_to_keep=1)
+        return {
+            "original_s": statistics.median(t["original"]),
+            "swapped_s": statistics.median(t["swapped"]),
+            "ratio": statistics.median(paired),
+            "ratio_iqr": (q1, q3),
+        } | same
+
+    def logits(a, b):
+        return {"logits_diff": (a.logits - b.logits).abs().max().item()}
+
+    def tokens(a, b):
+        return {"same_tokens": torch.equal(a, b)}
+
+    def last(x):
+        return lambda m: m(x, logits_to_keep=1)
+
     with torch.no_grad():
         for fam in families:
             original = random_model(fam, dtype=dtype, seed=seed, **sizes)
             swapped = swap_attention(copy.deepcopy(original))
             x, p = ids(prefill), ids(prompt)
-            out['prefill'][fam] = side_by_side(original, swapped, last(x), logits)
-            gen = lambda m: m.generate(p, max_new_tokens=new_tokens,
-                                       min_new_tokens=new_tokens, do_sample=False)
-            out['generate'][fam] = side_by_side(original, swapped, gen, tokens)
+            out["prefill"][fam] = side_by_side(original, swapped, last(x), logits)
+
+            def gen(m):
+                return m.generate(
+                    p,
+                    max_new_tokens=new_tokens,
+                    min_new_tokens=new_tokens,
+                    do_sample=False,
+                )
+
+            out["generate"][fam] = side_by_side(original, swapped, gen, tokens)
         if long is not None:
-            original = random_model('Mistral', window=window, dtype=dtype, seed=seed,
-                                    **sizes)
+            original = random_model(
+                "Mistral", window=window, dtype=dtype, seed=seed, **sizes
+            )
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
-            out['windowed'][f"Mistral, window {window}"] = side_by_side(
-                original, swapped, last(x), logits, long_repeats)
-    out['settings'] = dict(families=tuple(families), prefill=prefill, prompt=prompt,
-                           new_tokens=new_tokens, long=long, window=window,
-                           repeats=repeats, long_repeats=long_repeats, dtype=str(dtype),
-                           threads=torch.get_num_threads(), **sizes)
-    out['load'] = (load0, load_average())
+            out["windowed"][f"Mistral, window {window}"] = side_by_side(
+                original, swapped, last(x), logits, long_repeats
+            )
+    out["settings"] = dict(
+        families=tuple(families),
+        prefill=prefill,
+        prompt=prompt,
+        new_tokens=new_tokens,
+        long=long,
+        window=window,
+        repeats=repeats,
+        long_repeats=long_repeats,
+        dtype=str(dtype),
+        threads=torch.get_num_threads(),
+        **sizes,
+    )
+    out["load"] = (load0, load_average())
     return out
+
 
 document(random_model)
 document(hf_speed)
 
-def bench_hf(device='cpu', # the models run on the CPU
-             dtype=torch.float32, # their dtype
-             log=None, # print-like, for progress lines
-             **settings, # `hf_speed`'s settings
-            ) -> dict: # `hf_speed`'s result, or {'unavailable': why}
+
+def bench_hf(
+    device="cpu",  # the models run on the CPU
+    dtype=torch.float32,  # their dtype
+    log=None,  # print-like, for progress lines
+    **settings,  # `hf_speed`'s settings
+) -> dict:  # `hf_speed`'s result, or {'unavailable': why}
     """The benchmark's `hf` part: `hf_speed` on the CPU, with a line per comparison.
     `settings` are `hf_speed`'s (families, prefill, prompt, new_tokens, long, window,
     repeats, ...). Without transformers it returns {'unavailable': why}."""
-    if torch.device(device).type != 'cpu': raise ValueError(
-        f"the hf part times CPU models, got device {device!r}")
-    try: import transformers  # noqa: F401
-    except ImportError: return {'unavailable': 'transformers is not installed'}
+    if torch.device(device).type != "cpu":
+        raise ValueError(f"the hf part times CPU models, got device {device!r}")
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return {"unavailable": "transformers is not installed"}
     res = hf_speed(dtype=dtype, **settings)
-    for part in ('prefill', 'generate', 'windowed'):
+    for part in ("prefill", "generate", "windowed"):
         for fam, r in res[part].items():
-            o, s = r['original_s'], r['swapped_s']
+            o, s = r["original_s"], r["swapped_s"]
             (log or (lambda line: None))(
                 f"hf {part:8} {fam:22}: medians: original {o:.3f} s, swapped "
-                f"{s:.3f} s, ratio {s / o:.2f}; per turn: median {r['ratio']:.2f}")
+                f"{s:.3f} s, ratio {s / o:.2f}; per turn: median {r['ratio']:.2f}"
+            )
     return res
+
 
 document(bench_hf)

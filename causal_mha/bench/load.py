@@ -15,30 +15,45 @@ __all__ = ['SLACK', 'MAX_OVER', 'UNTIMED', 'usable_cores', 'load_average', 'mach
 # %% ../../nbs/11d_bench_load.ipynb #1bf2d9fd
 def usable_cores() -> int:
     "Number of CPU cores this process may run on."
-    try: return len(os.sched_getaffinity(0))
-    except AttributeError: return os.cpu_count() or 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
-def load_average() -> float|None:
+
+def load_average() -> float | None:
     "The 1-minute load average, or None where the system does not report one."
-    try: return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError): return None
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
 
 def _cpu_model() -> str:
     "The CPU's model name (Linux's /proc/cpuinfo), else what `platform` knows."
     try:
-        m = re.search(r'^model name\s*:\s*(.+)$', open('/proc/cpuinfo').read(), re.M)
-        if m: return m.group(1).strip()
-    except OSError: pass
+        m = re.search(r"^model name\s*:\s*(.+)$", open("/proc/cpuinfo").read(), re.M)
+        if m:
+            return m.group(1).strip()
+    except OSError:
+        pass
     return platform.processor() or platform.machine()
 
-def machine_info(device='cpu') -> dict:
+
+def machine_info(device="cpu") -> dict:
     """CPU model, usable cores, torch threads and version, Python, platform and (on
     CUDA) the GPU."""
-    info = dict(cpu=_cpu_model(), cores=usable_cores(), threads=torch.get_num_threads(),
-                torch=torch.__version__, python=platform.python_version(),
-                platform=platform.platform(), device=str(device))
-    if torch.device(device).type == 'cuda':
-        info['gpu'] = torch.cuda.get_device_name(device)
+    info = dict(
+        cpu=_cpu_model(),
+        cores=usable_cores(),
+        threads=torch.get_num_threads(),
+        torch=torch.__version__,
+        python=platform.python_version(),
+        platform=platform.platform(),
+        device=str(device),
+    )
+    if torch.device(device).type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(device)
     return info
 
 # %% ../../nbs/11d_bench_load.ipynb #7409756f
@@ -47,89 +62,127 @@ def others_cpu_seconds() -> float:
     subprocesses are its own work)."""
     me, total = os.getpid(), 0.0
     # a process gone meanwhile reads None
-    for p in psutil.process_iter(['pid', 'ppid', 'cpu_times']):
-        pid, ppid, t = p.info['pid'], p.info['ppid'], p.info['cpu_times']
-        if t is None or me in (pid, ppid): continue
+    for p in psutil.process_iter(["pid", "ppid", "cpu_times"]):
+        pid, ppid, t = p.info["pid"], p.info["ppid"], p.info["cpu_times"]
+        if t is None or me in (pid, ppid):
+            continue
         total += t.user + t.system + t.children_user + t.children_system
     return total
 
-def cpu_sample() -> dict|None:
+
+def cpu_sample() -> dict | None:
     """Wall clock, CPU seconds used so far by other processes, and the number of CPUs
     (None where unknown)."""
     cpus = psutil.cpu_count()
-    if not cpus: return None
+    if not cpus:
+        return None
     return dict(t=time.perf_counter(), others=others_cpu_seconds(), cpus=cpus)
 
-def others_busy(a:dict|None, b:dict|None) -> float|None:
+
+def others_busy(a: dict | None, b: dict | None) -> float | None:
     "Average number of CPUs that other processes kept busy between two `cpu_sample`s."
-    if a is None or b is None or b['t'] <= a['t']: return None
-    return max(0.0, b['others'] - a['others']) / (b['t'] - a['t'])
+    if a is None or b is None or b["t"] <= a["t"]:
+        return None
+    return max(0.0, b["others"] - a["others"]) / (b["t"] - a["t"])
 
 # %% ../../nbs/11d_bench_load.ipynb #f5d53e82
 class CpuMonitor:
     """Context manager: every `every` seconds, in a background thread, how many CPUs
     other processes kept busy."""
-    def __init__(self, every:float=1.0):
+
+    def __init__(self, every: float = 1.0):
         self.every, self.samples, self._stop = every, [], threading.Event()
+
     def __enter__(self):
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
+
     def _run(self):
         a = cpu_sample()
         while a is not None and not self._stop.wait(self.every):
-            b = cpu_sample(); self.samples.append(others_busy(a, b)); a = b
-    def __exit__(self, *exc): self._stop.set(); self._thread.join()
+            b = cpu_sample()
+            self.samples.append(others_busy(a, b))
+            a = b
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
 
 # %% ../../nbs/11d_bench_load.ipynb #22deedd5
 SLACK = 0.5  # CPUs of slack before a second counts as oversubscribed
 MAX_OVER = 0.1  # most oversubscribed seconds of a timing part in a reliable run
-UNTIMED = ('memory',)  # parts whose figures do not depend on the load
+UNTIMED = ("memory",)  # parts whose figures do not depend on the load
 
-def part_load(part:str, a:dict, b:dict, samples:list, threads:int) -> dict:
+
+def part_load(part: str, a: dict, b: dict, samples: list, threads: int) -> dict:
     """What other processes took during one part: average CPUs, and the share of
     oversubscribed seconds."""
-    cpus = (b or {}).get('cpus'); s = [v for v in samples if v is not None]
+    cpus = (b or {}).get("cpus")
+    s = [v for v in samples if v is not None]
     over = sum(v + threads > cpus + SLACK for v in s) / len(s) if s and cpus else None
-    return dict(part=part, others=others_busy(a, b), oversubscribed=over,
-                windows=len(s))
+    return dict(
+        part=part, others=others_busy(a, b), oversubscribed=over, windows=len(s)
+    )
 
-_SHARED = ("so other jobs shared the cores and the timings are inflated by an unknown "
-           "amount; ratios to the GEMM floor and the fitted decode slope are left out "
-           "and the timing targets are not judged")
 
-def reliability(load:dict, # 'start', 'samples', 'cpus', 'parts'
-                threads:int, # this run's torch threads
-                cores:int, # the cores it may use
-               ) -> tuple: # (True / False / None when unknown, a sentence)
+_SHARED = (
+    "so other jobs shared the cores and the timings are inflated by an unknown "
+    "amount; ratios to the GEMM floor and the fitted decode slope are left out "
+    "and the timing targets are not judged"
+)
+
+
+def reliability(
+    load: dict,  # 'start', 'samples', 'cpus', 'parts'
+    threads: int,  # this run's torch threads
+    cores: int,  # the cores it may use
+) -> tuple:  # (True / False / None when unknown, a sentence)
     """Whether the run had the CPUs to itself: other work measured each second of each
     timing part, else the load averages. `load` holds 'start' (the load average before),
     'samples' ([[label, load average]]), 'cpus' and 'parts' (`part_load` dicts). Returns
     True, False or None (unknown) and a sentence for the report."""
-    parts = [q for q in load['parts']
-             if q['part'] not in UNTIMED and q['others'] is not None]
-    if parts and load['cpus']:
-        n = load['cpus']
+    parts = [
+        q for q in load["parts"] if q["part"] not in UNTIMED and q["others"] is not None
+    ]
+    if parts and load["cpus"]:
+        n = load["cpus"]
+
         def bad(q):
-            return ((q['oversubscribed'] or 0) > MAX_OVER
-                    or q['others'] + threads > n + SLACK)
-        def badness(q): return bad(q), q['oversubscribed'] or 0, q['others']
+            return (q["oversubscribed"] or 0) > MAX_OVER or q[
+                "others"
+            ] + threads > n + SLACK
+
+        def badness(q):
+            return bad(q), q["oversubscribed"] or 0, q["others"]
+
         worst = max(parts, key=badness)
-        over = ("" if worst['oversubscribed'] is None
-                else f", oversubscribed {worst['oversubscribed']:.0%} "
-                     f"of its {worst['windows']} seconds")
-        what = (f"other processes kept {worst['others']:.2f} CPUs busy on average "
-                f"during the {worst['part']} part{over} (the worst of the timing "
-                f"parts), next to this run's {threads} threads on {n} CPUs")
-        if bad(worst): return False, f"UNRELIABLE: {what}, {_SHARED}"
+        over = (
+            ""
+            if worst["oversubscribed"] is None
+            else f", oversubscribed {worst['oversubscribed']:.0%} "
+            f"of its {worst['windows']} seconds"
+        )
+        what = (
+            f"other processes kept {worst['others']:.2f} CPUs busy on average "
+            f"during the {worst['part']} part{over} (the worst of the timing "
+            f"parts), next to this run's {threads} threads on {n} CPUs"
+        )
+        if bad(worst):
+            return False, f"UNRELIABLE: {what}, {_SHARED}"
         return True, f"{what}: the CPUs were not oversubscribed"
-    during = [v for _, v in load['samples'] if v is not None]
-    if load['start'] is None:
-        return None, ("load average unknown on this system: whether other jobs shared "
-                      "the cores cannot be told")
-    busy = max([load['start'] + threads] + during)
+    during = [v for _, v in load["samples"] if v is not None]
+    if load["start"] is None:
+        return None, (
+            "load average unknown on this system: whether other jobs shared "
+            "the cores cannot be told"
+        )
+    busy = max([load["start"] + threads] + during)
     peak = f", at most {max(during):.2f} during it" if during else ""
-    what = (f"load average {load['start']:.2f} before the run{peak}; "
-            f"{threads} threads on {cores} cores")
-    if busy > cores + SLACK: return False, f"UNRELIABLE: {what}, {_SHARED}"
+    what = (
+        f"load average {load['start']:.2f} before the run{peak}; "
+        f"{threads} threads on {cores} cores"
+    )
+    if busy > cores + SLACK:
+        return False, f"UNRELIABLE: {what}, {_SHARED}"
     return True, f"{what}: the cores were not oversubscribed"

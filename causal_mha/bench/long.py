@@ -20,113 +20,203 @@ def _mistral(B, D, H, T, window, rope_theta, dtype):
     """HF's MistralAttention (sdpa) and a call `(x, mask) -> out` that builds its
     position embeddings and mask."""
     from transformers import MistralConfig
-    from transformers.models.mistral.modeling_mistral import (MistralAttention,
-                                                              MistralRotaryEmbedding)
+    from transformers.models.mistral.modeling_mistral import (
+        MistralAttention,
+        MistralRotaryEmbedding,
+    )
     from transformers.masking_utils import create_sliding_window_causal_mask
-    cfg = MistralConfig(hidden_size=D, num_attention_heads=H, num_key_value_heads=H,
-                        head_dim=D // H, sliding_window=window,
-                        max_position_embeddings=T, rope_theta=rope_theta or 10_000.0)
-    cfg._attn_implementation = 'sdpa'
+
+    cfg = MistralConfig(
+        hidden_size=D,
+        num_attention_heads=H,
+        num_key_value_heads=H,
+        head_dim=D // H,
+        sliding_window=window,
+        max_position_embeddings=T,
+        rope_theta=rope_theta or 10_000.0,
+    )
+    cfg._attn_implementation = "sdpa"
     m = MistralAttention(cfg, layer_idx=0).to(dtype).eval()
     rot = MistralRotaryEmbedding(cfg)
+
     def call(x, mask):
         pos = torch.arange(x.shape[1])[None].expand(B, -1)
-        am = create_sliding_window_causal_mask(config=cfg, inputs_embeds=x,
-                                               attention_mask=mask, cache=None,
-                                               position_ids=pos)
+        am = create_sliding_window_causal_mask(
+            config=cfg,
+            inputs_embeds=x,
+            attention_mask=mask,
+            cache=None,
+            position_ids=pos,
+        )
         return m(x, rot(x, pos), am)[0]
+
     return call
 
-def long_call(impl:str, # 'ours' or 'hf_mistral'
-              T:int, # sequence length
-              B:int=1, D:int=768, H:int=12,
-              window:int|None=None, # sliding window (None: causal over everything)
-              pads:int=0, # left pads in the last row of the batch
-              rope_theta:float|None=None, # rotary positions' base
-              runs:int=2, # timed calls; the best is reported
-              dtype=torch.float32,
-             ) -> dict: # seconds (best of runs) and peak bytes
+
+def long_call(
+    impl: str,  # 'ours' or 'hf_mistral'
+    T: int,  # sequence length
+    B: int = 1,
+    D: int = 768,
+    H: int = 12,
+    window: int | None = None,  # sliding window (None: causal over everything)
+    pads: int = 0,  # left pads in the last row of the batch
+    rope_theta: float | None = None,  # rotary positions' base
+    runs: int = 2,  # timed calls; the best is reported
+    dtype=torch.float32,
+) -> dict:  # seconds (best of runs) and peak bytes
     """Time and peak memory of one forward call, measured in this process: call it in a
     fresh one (`in_fresh_process`). `impl` 'hf_mistral' is transformers'
     MistralAttention (sdpa), which always has rotary positions (with `rope_theta` None,
     base 10,000; ours then has none); with `pads` > 0 an attention_mask is passed.
     Returns the best of `runs` in seconds and the peak bytes above the process's memory
     before the calls."""
-    check_choice('impl', [impl], ('ours', 'hf_mistral'))
-    dtype = as_dtype(dtype); check_width(D, H)
-    T, B, runs = check_int('T', T, 1), check_int('B', B, 1), check_int('runs', runs, 1)
+    check_choice("impl", [impl], ("ours", "hf_mistral"))
+    dtype = as_dtype(dtype)
+    check_width(D, H)
+    T, B, runs = check_int("T", T, 1), check_int("B", B, 1), check_int("runs", runs, 1)
     torch.manual_seed(0)
+
     def make(n):
         x, mask = torch.randn(B, n, D, dtype=dtype), None
         if pads:
             mask = torch.ones(B, n, dtype=torch.bool)
-            mask[-1, :min(pads, n - 1)] = False
+            mask[-1, : min(pads, n - 1)] = False
         return x, mask
-    if impl == 'ours':
+
+    if impl == "ours":
         m = Attention(D, H, T, window=window, rope_theta=rope_theta, dtype=dtype).eval()
-        call = lambda x, mask: m(x, attention_mask=mask)
-    else: call = _mistral(B, D, H, T, window, rope_theta, dtype)
+
+        def call(x, mask):
+            return m(x, attention_mask=mask)
+    else:
+        call = _mistral(B, D, H, T, window, rope_theta, dtype)
     with torch.no_grad():
-        call(*make(min(T, 256)))                     # kernels and thread pools loaded
-        x, mask = make(T); gc.collect()
+        call(*make(min(T, 256)))  # kernels and thread pools loaded
+        x, mask = make(T)
+        gc.collect()
         base = restart_peak_rss()
         best = min(time_once(lambda: call(x, mask)) for _ in range(runs)) / 1e3
         peak = peak_rss_above(base) if base is not None else None
-    return dict(impl=impl, T=T, B=B, window=window, pads=pads, rope_theta=rope_theta,
-                seconds=best, peak=peak, runs=runs)
+    return dict(
+        impl=impl,
+        T=T,
+        B=B,
+        window=window,
+        pads=pads,
+        rope_theta=rope_theta,
+        seconds=best,
+        peak=peak,
+        runs=runs,
+    )
 
 # %% ../../nbs/11h_bench_long.ipynb #954654e9
-def bench_long(Ts=(16384, 32768), # windowed lengths; causal runs at the longest
-               window:int=1024, pad_T:int=16384, pads:int=7, B_pad:int=2,
-               hf:bool=True, # also HF Mistral's attention at the shortest length
-               D:int=768, H:int=12, device='cpu', dtype=torch.float32, runs:int=2,
-               subprocess_per_point:bool=True, # each call in a fresh Python process
-               log=None,
-              ) -> dict: # the calls (seconds, peak bytes), the ratios the targets judge
+def bench_long(
+    Ts=(16384, 32768),  # windowed lengths; causal runs at the longest
+    window: int = 1024,
+    pad_T: int = 16384,
+    pads: int = 7,
+    B_pad: int = 2,
+    hf: bool = True,  # also HF Mistral's attention at the shortest length
+    D: int = 768,
+    H: int = 12,
+    device="cpu",
+    dtype=torch.float32,
+    runs: int = 2,
+    subprocess_per_point: bool = True,  # each call in a fresh Python process
+    log=None,
+) -> dict:  # the calls (seconds, peak bytes), the ratios the targets judge
     """Windowed and padded calls at long T against causal and unpadded ones, and against
     HF Mistral's attention (with `hf`, when transformers is installed). Each call runs
     in a fresh Python process with `subprocess_per_point` (False: in this one)."""
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
-    if torch.device(device).type != 'cpu':
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    if torch.device(device).type != "cpu":
         raise ValueError(f"bench_long measures CPU processes, got device {device!r}")
-    Ts = sorted(check_int('T', T, 1) for T in Ts); T0, T1 = Ts[0], Ts[-1]
+    Ts = sorted(check_int("T", T, 1) for T in Ts)
+    T0, T1 = Ts[0], Ts[-1]
     th, calls = torch.get_num_threads(), {}
+
     def point(name, **kw):
         kw = dict(D=D, H=H, runs=runs, dtype=dtype, **kw)
-        if subprocess_per_point: calls[name] = in_fresh_process(long_call, th, **kw)
-        else: calls[name] = long_call(**kw)
-        peak = calls[name]['peak']
-        log(f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
-            f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}")
-    point(f'causal T={T1}', impl='ours', T=T1)
-    for T in Ts: point(f'window {window} T={T}', impl='ours', T=T, window=window)
-    point(f'B={B_pad} T={pad_T} unpadded', impl='ours', T=pad_T, B=B_pad)
-    point(f'B={B_pad} T={pad_T} {pads} left pads', impl='ours', T=pad_T, B=B_pad,
-          pads=pads)
+        if subprocess_per_point:
+            calls[name] = in_fresh_process(long_call, th, **kw)
+        else:
+            calls[name] = long_call(**kw)
+        peak = calls[name]["peak"]
+        log(
+            f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
+            f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}"
+        )
+
+    point(f"causal T={T1}", impl="ours", T=T1)
+    for T in Ts:
+        point(f"window {window} T={T}", impl="ours", T=T, window=window)
+    point(f"B={B_pad} T={pad_T} unpadded", impl="ours", T=pad_T, B=B_pad)
+    point(
+        f"B={B_pad} T={pad_T} {pads} left pads",
+        impl="ours",
+        T=pad_T,
+        B=B_pad,
+        pads=pads,
+    )
     unavailable = None
     if hf:
-        try: import transformers
-        except ImportError: unavailable = 'transformers is not installed'
+        try:
+            import transformers
+        except ImportError:
+            unavailable = "transformers is not installed"
         else:
-            point(f'ours as Mistral T={T0}', impl='ours', T=T0, window=window,
-                  rope_theta=10_000.0)
-            point(f'HF Mistral T={T0}', impl='hf_mistral', T=T0, window=window,
-                  rope_theta=10_000.0)
-    sec = lambda n: calls[n]['seconds']
+            point(
+                f"ours as Mistral T={T0}",
+                impl="ours",
+                T=T0,
+                window=window,
+                rope_theta=10_000.0,
+            )
+            point(
+                f"HF Mistral T={T0}",
+                impl="hf_mistral",
+                T=T0,
+                window=window,
+                rope_theta=10_000.0,
+            )
+
+    def sec(n):
+        return calls[n]["seconds"]
+
     def mem(a, b):
-        if calls[a]['peak'] is None or not calls[b]['peak']: return None
-        return calls[a]['peak'] / calls[b]['peak']
-    win, causal = f'window {window} T={T1}', f'causal T={T1}'
-    padded = f'B={B_pad} T={pad_T} {pads} left pads'
-    unpadded = f'B={B_pad} T={pad_T} unpadded'
-    ratios = dict(window_to_causal=sec(win) / sec(causal),
-                  window_long_to_short=sec(win) / sec(f'window {window} T={T0}'),
-                  padded_to_unpadded=sec(padded) / sec(unpadded),
-                  window_to_causal_memory=mem(win, causal),
-                  padded_to_unpadded_memory=mem(padded, unpadded))
-    if f'HF Mistral T={T0}' in calls:
-        ratios['hf_mistral_to_ours'] = (sec(f'HF Mistral T={T0}')
-                                        / sec(f'ours as Mistral T={T0}'))
-    return dict(D=D, H=H, device=str(device), dtype=dtype_name(dtype), Ts=Ts,
-                window=window, pad_T=pad_T, pads=pads, B_pad=B_pad, runs=runs,
-                calls=calls, ratios=ratios, unavailable=unavailable)
+        if calls[a]["peak"] is None or not calls[b]["peak"]:
+            return None
+        return calls[a]["peak"] / calls[b]["peak"]
+
+    win, causal = f"window {window} T={T1}", f"causal T={T1}"
+    padded = f"B={B_pad} T={pad_T} {pads} left pads"
+    unpadded = f"B={B_pad} T={pad_T} unpadded"
+    ratios = dict(
+        window_to_causal=sec(win) / sec(causal),
+        window_long_to_short=sec(win) / sec(f"window {window} T={T0}"),
+        padded_to_unpadded=sec(padded) / sec(unpadded),
+        window_to_causal_memory=mem(win, causal),
+        padded_to_unpadded_memory=mem(padded, unpadded),
+    )
+    if f"HF Mistral T={T0}" in calls:
+        ratios["hf_mistral_to_ours"] = sec(f"HF Mistral T={T0}") / sec(
+            f"ours as Mistral T={T0}"
+        )
+    return dict(
+        D=D,
+        H=H,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        Ts=Ts,
+        window=window,
+        pad_T=pad_T,
+        pads=pads,
+        B_pad=B_pad,
+        runs=runs,
+        calls=calls,
+        ratios=ratios,
+        unavailable=unavailable,
+    )

@@ -13,87 +13,129 @@ __all__ = ['PARTS', 'MODES', 'CPU_PARTS', 'QUICK', 'FULL', 'DTYPES', 'as_dtype',
            'check_options']
 
 # %% ../../nbs/11b_bench_options.ipynb #85354a2b
-PARTS = ('speed', 'memory', 'decode', 'variants', 'nograd', 'long', 'hf', 'packed')
-MODES = ('quick', 'full')  # a run's settings: `QUICK` or `FULL`
+PARTS = ("speed", "memory", "decode", "variants", "nograd", "long", "hf", "packed")
+MODES = ("quick", "full")  # a run's settings: `QUICK` or `FULL`
 # parts that measure CPU processes (peak RSS, models on the CPU)
-CPU_PARTS = ('long', 'hf', 'packed')
-QUICK = dict(speed=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
-             memory=dict(Ts=(1024, 2048), max_explicit_T=2048),
-             decode=dict(contexts=(256, 1024, 4096), steps=16, runs=6, bare_rounds=10),
-             variants=dict(contexts=(1024, 2048, 4096), steps=16, runs=6),
-             nograd=dict(steps=256, runs=6),
-             long=dict(Ts=(4096, 8192), pad_T=4096, runs=2),
-             hf=dict(families=('Llama', 'Mistral'), prefill=512, prompt=256,
-                     new_tokens=8, long=None, repeats=5),
-             packed=dict(T=4096, doc_len=512, mem_Ts=(2048, 4096), hf_T=2048,
-                         hf_doc_len=256, hf_runs=3))
-FULL = dict(speed=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
-            memory=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
-            decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=120),
-            variants=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
-            nograd=dict(steps=1024, runs=10),
-            long=dict(Ts=(16384, 32768), pad_T=16384, runs=2),
-            hf=dict(repeats=9, long=16384, long_repeats=3),
-            packed=dict(T=16384, doc_len=2048, mem_Ts=(8192, 16384), hf_T=8192,
-                        hf_doc_len=1024, hf_runs=6))
+CPU_PARTS = ("long", "hf", "packed")
+QUICK = dict(
+    speed=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
+    memory=dict(Ts=(1024, 2048), max_explicit_T=2048),
+    decode=dict(contexts=(256, 1024, 4096), steps=16, runs=6, bare_rounds=10),
+    variants=dict(contexts=(1024, 2048, 4096), steps=16, runs=6),
+    nograd=dict(steps=256, runs=6),
+    long=dict(Ts=(4096, 8192), pad_T=4096, runs=2),
+    hf=dict(
+        families=("Llama", "Mistral"),
+        prefill=512,
+        prompt=256,
+        new_tokens=8,
+        long=None,
+        repeats=5,
+    ),
+    packed=dict(
+        T=4096, doc_len=512, mem_Ts=(2048, 4096), hf_T=2048, hf_doc_len=256, hf_runs=3
+    ),
+)
+FULL = dict(
+    speed=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
+    memory=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
+    decode=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=120),
+    variants=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
+    nograd=dict(steps=1024, runs=10),
+    long=dict(Ts=(16384, 32768), pad_T=16384, runs=2),
+    hf=dict(repeats=9, long=16384, long_repeats=3),
+    packed=dict(
+        T=16384,
+        doc_len=2048,
+        mem_Ts=(8192, 16384),
+        hf_T=8192,
+        hf_doc_len=1024,
+        hf_runs=6,
+    ),
+)
 
 # %% ../../nbs/11b_bench_options.ipynb #e97f9617
-DTYPES = {'fp32': torch.float32, 'bf16': torch.bfloat16, 'fp16': torch.float16,
-          'fp64': torch.float64}
+DTYPES = {
+    "fp32": torch.float32,
+    "bf16": torch.bfloat16,
+    "fp16": torch.float16,
+    "fp64": torch.float64,
+}
+
 
 def as_dtype(dtype) -> torch.dtype:
     """A floating torch dtype, given as one or by a name of `DTYPES`; anything else
     raises a `ValueError`."""
-    if isinstance(dtype, torch.dtype) and dtype.is_floating_point: return dtype
-    if isinstance(dtype, str) and dtype.lower() in DTYPES: return DTYPES[dtype.lower()]
-    raise ValueError(f"dtype must be a floating torch dtype or one of {tuple(DTYPES)}, "
-                     f"got {dtype!r}")
+    if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+        return dtype
+    if isinstance(dtype, str) and dtype.lower() in DTYPES:
+        return DTYPES[dtype.lower()]
+    raise ValueError(
+        f"dtype must be a floating torch dtype or one of {tuple(DTYPES)}, got {dtype!r}"
+    )
 
-def dtype_name(dtype:torch.dtype) -> str:
+
+def dtype_name(dtype: torch.dtype) -> str:
     "How a results file writes a dtype: 'float32', 'bfloat16', ..."
-    return str(dtype).replace('torch.', '')
+    return str(dtype).replace("torch.", "")
 
-def check_choice(name:str, value, allowed):
+
+def check_choice(name: str, value, allowed):
     "Raise a `ValueError` naming `name` unless every item of `value` is in `allowed`."
     bad = [v for v in value if v not in allowed]
-    if bad: raise ValueError(f"{name} must be items of {tuple(allowed)}, got {bad!r}")
+    if bad:
+        raise ValueError(f"{name} must be items of {tuple(allowed)}, got {bad!r}")
 
-def check_width(D:int, H:int):
+
+def check_width(D: int, H: int):
     """Raise a `ValueError` unless `H` heads divide the width `D` (ground's
     `check_heads`, in upstream's names)."""
-    check_heads(D, H, 'd_out', 'num_heads')
+    check_heads(D, H, "d_out", "num_heads")
 
 # %% ../../nbs/11b_bench_options.ipynb #0cd61925
-def check_options(device='cpu', # 'cpu', 'cuda' or 'cuda:N'
-                  dtype='fp32', # a floating torch dtype or a name from `DTYPES`
-                  parts=PARTS, # items of `PARTS`, as a tuple or 'a,b'
-                  threads:int=None, # torch threads; None: the usable cores
-                 ) -> tuple: # (device, dtype, parts, threads), normalised
+def check_options(
+    device="cpu",  # 'cpu', 'cuda' or 'cuda:N'
+    dtype="fp32",  # a floating torch dtype or a name from `DTYPES`
+    parts=PARTS,  # items of `PARTS`, as a tuple or 'a,b'
+    threads: int = None,  # torch threads; None: the usable cores
+) -> tuple:  # (device, dtype, parts, threads), normalised
     """Raise a `ValueError` naming the option unless every benchmark option is valid on
     this machine."""
     dtype = as_dtype(dtype)
-    if isinstance(parts, str): parts = tuple(p for p in parts.split(',') if p)
-    check_choice('parts', parts, PARTS)
-    if not parts: raise ValueError(f"parts must name at least one of {PARTS}, got none")
+    if isinstance(parts, str):
+        parts = tuple(p for p in parts.split(",") if p)
+    check_choice("parts", parts, PARTS)
+    if not parts:
+        raise ValueError(f"parts must name at least one of {PARTS}, got none")
     bad_device = f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}"
-    try: dev = torch.device(device)
-    except (RuntimeError, TypeError): raise ValueError(bad_device) from None
-    if dev.type not in ('cpu', 'cuda'): raise ValueError(bad_device)
-    if dev.type == 'cuda':
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(bad_device) from None
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(bad_device)
+    if dev.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"device {device!r} asked for, but "
-                             f"torch.cuda.is_available() is False on this machine")
+            raise ValueError(
+                f"device {device!r} asked for, but "
+                f"torch.cuda.is_available() is False on this machine"
+            )
         if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ValueError(f"device {device!r} asked for, but this machine has "
-                             f"{torch.cuda.device_count()} CUDA device(s)")
+            raise ValueError(
+                f"device {device!r} asked for, but this machine has "
+                f"{torch.cuda.device_count()} CUDA device(s)"
+            )
         if cpu_only := [p for p in CPU_PARTS if p in parts]:
             many = len(cpu_only) > 1
             names = cpu_only[0]
-            if many: names = ', '.join(cpu_only[:-1]) + ' and ' + cpu_only[-1]
-            others = ','.join(p for p in PARTS if p not in CPU_PARTS)
-            raise ValueError(f"the {names} part{'s' if many else ''} "
-                             f"measure{'' if many else 's'} CPU processes and cannot "
-                             f"run on device {device!r}: leave them out of parts "
-                             f"(e.g. {others})")
-    threads = usable_cores() if threads is None else check_int('threads', threads, 1)
+            if many:
+                names = ", ".join(cpu_only[:-1]) + " and " + cpu_only[-1]
+            others = ",".join(p for p in PARTS if p not in CPU_PARTS)
+            raise ValueError(
+                f"the {names} part{'s' if many else ''} "
+                f"measure{'' if many else 's'} CPU processes and cannot "
+                f"run on device {device!r}: leave them out of parts "
+                f"(e.g. {others})"
+            )
+    threads = usable_cores() if threads is None else check_int("threads", threads, 1)
     return str(dev), dtype, tuple(parts), threads

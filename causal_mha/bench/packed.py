@@ -21,18 +21,22 @@ from .hf import random_model
 __all__ = ['HF_MODEL', 'packed_position_ids', 'flop_ratio', 'side_by_side', 'packed_peak', 'bench_packed']
 
 # %% ../../nbs/11l_bench_packed.ipynb #d6d1c988
-def _check_row(T, doc_len, what='T', per='doc_len') -> int:
+def _check_row(T, doc_len, what="T", per="doc_len") -> int:
     """The number of documents of `doc_len` in `T` tokens; a `ValueError` naming both
     unless two or more fit exactly."""
     doc_len = check_int(per, doc_len, 1)
     if check_int(what, T, 1) % doc_len or T < 2 * doc_len:
-        raise ValueError(f"{what} must be a multiple of {per}={doc_len} "
-                         f"(two documents or more), got {T}")
+        raise ValueError(
+            f"{what} must be a multiple of {per}={doc_len} "
+            f"(two documents or more), got {T}"
+        )
     return T // doc_len
 
-def packed_position_ids(T:int, # tokens in the row
-                        doc_len:int, # tokens per document
-                       ) -> torch.Tensor: # [1, T]: 0, 1, .., doc_len - 1, 0, 1, ..
+
+def packed_position_ids(
+    T: int,  # tokens in the row
+    doc_len: int,  # tokens per document
+) -> torch.Tensor:  # [1, T]: 0, 1, .., doc_len - 1, 0, 1, ..
     """The `position_ids` of one row of `T // doc_len` documents of `doc_len` tokens, as
     `DataCollatorWithFlattening` writes them.
 
@@ -42,21 +46,25 @@ def packed_position_ids(T:int, # tokens in the row
     """
     return torch.arange(doc_len).repeat(_check_row(T, doc_len))[None]
 
-def flop_ratio(T:int, # tokens in the row
-               doc_len:int, # tokens per document
-               D:int, # the layer's width
-              ) -> float: # packed / causal matmul FLOPs of one forward
+
+def flop_ratio(
+    T: int,  # tokens in the row
+    doc_len: int,  # tokens per document
+    D: int,  # the layer's width
+) -> float:  # packed / causal matmul FLOPs of one forward
     """The layer's matrix-multiply FLOPs on the packed row over those on the causal row:
     the projections (`8·T·D²`) are the same either way, attention counts each document's
     lower triangle (`attention_flops` with the causal kernel's count)."""
     _check_row(T, doc_len)
-    return (attention_flops(T // doc_len, doc_len, D, causal=True)
-            / attention_flops(1, T, D, causal=True))
+    return attention_flops(T // doc_len, doc_len, D, causal=True) / attention_flops(
+        1, T, D, causal=True
+    )
 
 # %% ../../nbs/11l_bench_packed.ipynb #3cef9a6e
-def side_by_side(calls:dict, # {name: zero-argument callable}, the reference first
-                 runs:int, # timed rounds
-                ) -> dict: # 'times' and 'ratios' by name
+def side_by_side(
+    calls: dict,  # {name: zero-argument callable}, the reference first
+    runs: int,  # timed rounds
+) -> dict:  # 'times' and 'ratios' by name
     """Calls timed in `runs` rounds after one untimed call each: the calls of a round
     run back to back, in an order reversed at every round (`time_alternating`), so a
     change in the machine's load falls on all of them alike. Returns 'times', each
@@ -69,66 +77,94 @@ def side_by_side(calls:dict, # {name: zero-argument callable}, the reference fir
     """
     if len(calls) < 2:
         raise ValueError(f"calls must hold two callables or more, got {list(calls)}")
-    if check_int('runs', runs, 1) > MAX_SAMPLES:
+    if check_int("runs", runs, 1) > MAX_SAMPLES:
         raise ValueError(f"runs must be at most MAX_SAMPLES={MAX_SAMPLES}, got {runs}")
-    for f in calls.values(): f()                           # untimed: first-call work
+    for f in calls.values():
+        f()  # untimed: first-call work
     t = time_alternating(lambda: calls, n=runs, rounds=1)
     ref, *others = calls
+
     def ratios(name):
-        per_round = [b / a for a, b in zip(t[ref]['samples'], t[name]['samples'])]
+        per_round = [b / a for a, b in zip(t[ref]["samples"], t[name]["samples"])]
         q1, med, q3 = np.percentile(per_round, [25, 50, 75])
-        return dict(ratio_of_medians=t[name]['median'] / t[ref]['median'],
-                    ratio=float(med), ratio_iqr=(float(q1), float(q3)))
+        return dict(
+            ratio_of_medians=t[name]["median"] / t[ref]["median"],
+            ratio=float(med),
+            ratio_iqr=(float(q1), float(q3)),
+        )
+
     return dict(times=t, ratios={n: ratios(n) for n in others})
 
 # %% ../../nbs/11l_bench_packed.ipynb #1118e321
-def _calls(m:Attention, x:torch.Tensor, pid:torch.Tensor) -> dict:
+def _calls(m: Attention, x: torch.Tensor, pid: torch.Tensor) -> dict:
     """{(what, mode): {side: call}}: the layer and `attend` on its q, k, v, forward and
     forward + backward, on the causal row and the packed one; beside `attend`, the
     kernel alone on the documents as one batch of views (no copy)."""
-    with torch.no_grad(): q, k, v = m.project(x)              # the layer's layout
+    with torch.no_grad():
+        q, k, v = m.project(x)  # the layer's layout
     n_docs, pos = int(documents(pid).max()), Positions(pid, pid, documents(pid))
     xg = x.detach().clone().requires_grad_(True)
     qg, kg, vg = (t.detach().requires_grad_(True) for t in (q, k, v))
-    def batch(t):                 # [1, H, T, d] -> [n_docs, H, T // n_docs, d], a view
+
+    def batch(t):  # [1, H, T, d] -> [n_docs, H, T // n_docs, d], a view
         t = t.transpose(1, 2).unflatten(1, (n_docs, -1))
         return t.flatten(0, 1).transpose(1, 2)
+
     def kernel(*t):
         return F.scaled_dot_product_attention(*map(batch, t), is_causal=True)
-    sides = {'layer': dict(causal=lambda t: m(t),
-                           packed=lambda t: m(t, position_ids=pid)),
-             'attend': dict(causal=lambda *t: attend(*t)[0],
-                            packed=lambda *t: attend(*t, pos)[0], kernel=kernel)}
+
+    sides = {
+        "layer": dict(causal=lambda t: m(t), packed=lambda t: m(t, position_ids=pid)),
+        "attend": dict(
+            causal=lambda *t: attend(*t)[0],
+            packed=lambda *t: attend(*t, pos)[0],
+            kernel=kernel,
+        ),
+    }
+
     def forward(f, *args):
         def call():
-            with torch.no_grad(): return f(*args)
+            with torch.no_grad():
+                return f(*args)
+
         return call
+
     def backward(f, *leaves):
         def call():
-            for t in leaves: t.grad = None
-            m.zero_grad(set_to_none=True); f(*leaves).sum().backward()
-        return call
-    args = dict(layer=((x,), (xg,)), attend=((q, k, v), (qg, kg, vg)))
-    return {(what, mode): {s: make(f, *args[what][i]) for s, f in fs.items()}
-            for what, fs in sides.items()
-            for i, (mode, make) in enumerate((('fwd', forward), ('fwd+bwd', backward)))}
+            for t in leaves:
+                t.grad = None
+            m.zero_grad(set_to_none=True)
+            f(*leaves).sum().backward()
 
-def _alone_diff(m:Attention, x:torch.Tensor, doc_len:int) -> float:
+        return call
+
+    args = dict(layer=((x,), (xg,)), attend=((q, k, v), (qg, kg, vg)))
+    return {
+        (what, mode): {s: make(f, *args[what][i]) for s, f in fs.items()}
+        for what, fs in sides.items()
+        for i, (mode, make) in enumerate((("fwd", forward), ("fwd+bwd", backward)))
+    }
+
+
+def _alone_diff(m: Attention, x: torch.Tensor, doc_len: int) -> float:
     "Largest difference of the packed row's output from each document run alone."
     pid = packed_position_ids(x.shape[1], doc_len)
     with torch.no_grad():
         y = m(x, position_ids=pid)
-        return max((y[:, s:s + doc_len] - m(x[:, s:s + doc_len])).abs().max().item()
-                   for s in range(0, x.shape[1], doc_len))
+        return max(
+            (y[:, s : s + doc_len] - m(x[:, s : s + doc_len])).abs().max().item()
+            for s in range(0, x.shape[1], doc_len)
+        )
 
 # %% ../../nbs/11l_bench_packed.ipynb #277ae48a
-def packed_peak(T:int, # tokens in the row
-                doc_len:int, # tokens per document
-                packed:bool, # the row as documents; False: one causal sequence
-                D:int=256, # the layer's width
-                H:int=4, # its heads
-                dtype=torch.float32, # of weights and input
-               ) -> int|None: # peak bytes above the RSS before; None: unknown
+def packed_peak(
+    T: int,  # tokens in the row
+    doc_len: int,  # tokens per document
+    packed: bool,  # the row as documents; False: one causal sequence
+    D: int = 256,  # the layer's width
+    H: int = 4,  # its heads
+    dtype=torch.float32,  # of weights and input
+) -> int | None:  # peak bytes above the RSS before; None: unknown
     """Peak memory of one forward and backward of an `Attention` layer on a row of `T`
     tokens (its input made before), as documents of `doc_len` (`position_ids`) with
     `packed`, measured in this process by Linux's peak-RSS counter: the bytes above the
@@ -140,18 +176,23 @@ def packed_peak(T:int, # tokens in the row
         ValueError: `T` not a multiple of `doc_len` (two documents or more), a width `H`
             does not divide.
     """
-    pid = packed_position_ids(T, doc_len); check_width(D, H); dtype = as_dtype(dtype)
+    pid = packed_position_ids(T, doc_len)
+    check_width(D, H)
+    dtype = as_dtype(dtype)
     torch.manual_seed(0)
     m = Attention(D, H, T, dtype=dtype)
-    def step(x):                                           # forward and backward
-        m(x, position_ids=pid[:, :x.shape[1]] if packed else None).sum().backward()
+
+    def step(x):  # forward and backward
+        m(x, position_ids=pid[:, : x.shape[1]] if packed else None).sum().backward()
         m.zero_grad(set_to_none=True)
+
     # warm
     step(torch.randn(1, 2 * min(doc_len, 64), D, dtype=dtype, requires_grad=True))
     x = torch.randn(1, T, D, dtype=dtype, requires_grad=True)
     gc.collect()
     base = restart_peak_rss()
-    if base is None: return None
+    if base is None:
+        return None
     step(x)
     return peak_rss_above(base)
 
@@ -159,59 +200,79 @@ def packed_peak(T:int, # tokens in the row
 # the packed part's Llama
 HF_MODEL = dict(d_model=512, n_layers=2, n_heads=8, n_kv_heads=2)
 
+
 def _hf_packed(T, doc_len, runs, sizes, dtype, seed):
     """A random Llama and its swapped copy on one row packed by
     `DataCollatorWithFlattening`."""
     from transformers import DataCollatorWithFlattening
-    original = random_model('Llama', dtype=dtype, seed=seed, **sizes)
+
+    original = random_model("Llama", dtype=dtype, seed=seed, **sizes)
     swapped = swap_attention(copy.deepcopy(original))
     g = torch.Generator().manual_seed(seed)
     vocab = original.config.vocab_size
-    docs = [{'input_ids': torch.randint(1, vocab, (doc_len,), generator=g).tolist()}
-            for _ in range(T // doc_len)]
+    docs = [
+        {"input_ids": torch.randint(1, vocab, (doc_len,), generator=g).tolist()}
+        for _ in range(T // doc_len)
+    ]
     # input_ids, labels, position_ids
-    batch = DataCollatorWithFlattening(return_tensors='pt')(docs)
+    batch = DataCollatorWithFlattening(return_tensors="pt")(docs)
     seen = {}
+
     def forward(name, m):
         def call():
             with torch.no_grad():
-                out = m.eval()(input_ids=batch['input_ids'],
-                               position_ids=batch['position_ids'], use_cache=False)
-            seen.setdefault(('logits', name), out.logits)
+                out = m.eval()(
+                    input_ids=batch["input_ids"],
+                    position_ids=batch["position_ids"],
+                    use_cache=False,
+                )
+            seen.setdefault(("logits", name), out.logits)
+
         return call
+
     def train(name, m):
         def call():
             m.train().zero_grad(set_to_none=True)
-            out = m(**batch, use_cache=False); out.loss.backward()
-            seen.setdefault(('loss', name), out.loss.item())
+            out = m(**batch, use_cache=False)
+            out.loss.backward()
+            seen.setdefault(("loss", name), out.loss.item())
+
         return call
+
     models = dict(original=original, swapped=swapped)
-    out = {k: side_by_side({n: make(n, m) for n, m in models.items()}, runs)
-           for k, make in (('forward', forward), ('train', train))}
-    logits = (seen['logits', 'original'] - seen['logits', 'swapped']).abs().max().item()
-    loss = dict(original=seen['loss', 'original'], swapped=seen['loss', 'swapped'])
-    return out | dict(logits_diff=logits, loss=loss,
-                      loss_diff=abs(loss['original'] - loss['swapped']),
-                      documents=len(docs), tokens=batch['input_ids'].shape[1])
+    out = {
+        k: side_by_side({n: make(n, m) for n, m in models.items()}, runs)
+        for k, make in (("forward", forward), ("train", train))
+    }
+    logits = (seen["logits", "original"] - seen["logits", "swapped"]).abs().max().item()
+    loss = dict(original=seen["loss", "original"], swapped=seen["loss", "swapped"])
+    return out | dict(
+        logits_diff=logits,
+        loss=loss,
+        loss_diff=abs(loss["original"] - loss["swapped"]),
+        documents=len(docs),
+        tokens=batch["input_ids"].shape[1],
+    )
 
 # %% ../../nbs/11l_bench_packed.ipynb #c7b1ebbf
-def bench_packed(T:int=16384, # tokens in the layer's packed row
-                 doc_len:int=2048, # tokens per document there
-                 D:int=256, # the layer's width
-                 H:int=4, # its heads, each D // H wide
-                 runs:int=6, # timed rounds of each layer and `attend` comparison
-                 mem_Ts:tuple=(8192, 16384), # row lengths of the memory points
-                 hf:bool=True, # also the Hugging Face Llama
-                 hf_T:int=8192, # tokens in the model's packed row
-                 hf_doc_len:int=1024, # tokens per document there
-                 hf_runs:int=6, # timed rounds of each comparison of the models
-                 hf_model:dict|None=None, # `random_model`'s sizes (None: `HF_MODEL`)
-                 subprocess_per_point:bool=True, # each memory point in a fresh process
-                 device='cpu', # the part measures CPU processes
-                 dtype=torch.float32, # of weights and inputs
-                 seed:int=0, # of weights, inputs and token ids
-                 log=None, # print-like, for progress lines
-                ) -> dict: # settings, timings, memory points, the models' comparison
+def bench_packed(
+    T: int = 16384,  # tokens in the layer's packed row
+    doc_len: int = 2048,  # tokens per document there
+    D: int = 256,  # the layer's width
+    H: int = 4,  # its heads, each D // H wide
+    runs: int = 6,  # timed rounds of each layer and `attend` comparison
+    mem_Ts: tuple = (8192, 16384),  # row lengths of the memory points
+    hf: bool = True,  # also the Hugging Face Llama
+    hf_T: int = 8192,  # tokens in the model's packed row
+    hf_doc_len: int = 1024,  # tokens per document there
+    hf_runs: int = 6,  # timed rounds of each comparison of the models
+    hf_model: dict | None = None,  # `random_model`'s sizes (None: `HF_MODEL`)
+    subprocess_per_point: bool = True,  # each memory point in a fresh process
+    device="cpu",  # the part measures CPU processes
+    dtype=torch.float32,  # of weights and inputs
+    seed: int = 0,  # of weights, inputs and token ids
+    log=None,  # print-like, for progress lines
+) -> dict:  # settings, timings, memory points, the models' comparison
     """The benchmark's `packed` part: a packed row against the same row as one causal
     sequence, side by side.
 
@@ -245,65 +306,95 @@ def bench_packed(T:int=16384, # tokens in the layer's packed row
             `hf_T` below `PACKED_MIN`, a width `H` does not divide, `runs` out of range,
             a device other than the CPU.
     """
-    if torch.device(device).type != 'cpu':
+    if torch.device(device).type != "cpu":
         raise ValueError(f"bench_packed measures CPU processes, got device {device!r}")
-    dtype = as_dtype(dtype); log = log or (lambda s: None); check_width(D, H)
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
     pid, n_docs = packed_position_ids(T, doc_len), T // doc_len
-    for T_ in mem_Ts: _check_row(T_, doc_len, 'each of mem_Ts')
-    check_int('runs', runs, 1)
+    for T_ in mem_Ts:
+        _check_row(T_, doc_len, "each of mem_Ts")
+    check_int("runs", runs, 1)
     sizes = HF_MODEL if hf_model is None else hf_model
     if hf:
-        _check_row(hf_T, hf_doc_len, 'hf_T', 'hf_doc_len')
-        check_int('hf_runs', hf_runs, 1)
+        _check_row(hf_T, hf_doc_len, "hf_T", "hf_doc_len")
+        check_int("hf_runs", hf_runs, 1)
         if hf_T < PACKED_MIN:
-            raise ValueError(f"hf_T must be at least PACKED_MIN={PACKED_MIN} "
-                             f"(a shorter row's dense mask is not read as documents), "
-                             f"got {hf_T}")
-        if not isinstance(sizes, dict) or set(sizes) - set(HF_MODEL) - {'vocab_size'}:
-            raise ValueError(f"hf_model must be a dict of random_model's sizes "
-                             f"{tuple(HF_MODEL) + ('vocab_size',)}, got {sizes!r}")
+            raise ValueError(
+                f"hf_T must be at least PACKED_MIN={PACKED_MIN} "
+                f"(a shorter row's dense mask is not read as documents), "
+                f"got {hf_T}"
+            )
+        if not isinstance(sizes, dict) or set(sizes) - set(HF_MODEL) - {"vocab_size"}:
+            raise ValueError(
+                f"hf_model must be a dict of random_model's sizes "
+                f"{tuple(HF_MODEL) + ('vocab_size',)}, got {sizes!r}"
+            )
     torch.manual_seed(seed)
     m = Attention(D, H, T, dtype=dtype)
     x = torch.randn(1, T, D, dtype=dtype)
-    out = dict(T=T, doc_len=doc_len, n_docs=n_docs, D=D, H=H, device='cpu',
-               dtype=dtype_name(dtype), runs=runs, threads=torch.get_num_threads(),
-               flops=dict(layer=flop_ratio(T, doc_len, D),
-                          pairs=n_docs * doc_len * (doc_len + 1) / (T * (T + 1))))
+    out = dict(
+        T=T,
+        doc_len=doc_len,
+        n_docs=n_docs,
+        D=D,
+        H=H,
+        device="cpu",
+        dtype=dtype_name(dtype),
+        runs=runs,
+        threads=torch.get_num_threads(),
+        flops=dict(
+            layer=flop_ratio(T, doc_len, D),
+            pairs=n_docs * doc_len * (doc_len + 1) / (T * (T + 1)),
+        ),
+    )
     for (what, mode), calls in _calls(m, x, pid).items():
         r = out.setdefault(what, {})[mode] = side_by_side(calls, runs)
-        medians = ", ".join(f"{s} {t['median']:.1f} ms" for s, t in r['times'].items())
-        ratios = ", ".join(f"{s} {q['ratio']:.3f}" for s, q in r['ratios'].items())
+        medians = ", ".join(f"{s} {t['median']:.1f} ms" for s, t in r["times"].items())
+        ratios = ", ".join(f"{s} {q['ratio']:.3f}" for s, q in r["ratios"].items())
         log(f"packed {what:6} {mode:7}: medians {medians}; per round / causal {ratios}")
-    out['alone_diff'] = _alone_diff(m, x, doc_len)
+    out["alone_diff"] = _alone_diff(m, x, doc_len)
     rows, th = [], torch.get_num_threads()
     for T_ in sorted(mem_Ts):
-        row = dict(T=T_, dense_mask=T_ * T_)              # a [T, T] bool mask's bytes
-        for path in ('causal', 'packed'):
-            kw = dict(T=T_, doc_len=doc_len, packed=path == 'packed', D=D, H=H,
-                      dtype=dtype)
-            if subprocess_per_point: peak = in_fresh_process(packed_peak, th, **kw)
-            else: peak = packed_peak(**kw)
+        row = dict(T=T_, dense_mask=T_ * T_)  # a [T, T] bool mask's bytes
+        for path in ("causal", "packed"):
+            kw = dict(
+                T=T_, doc_len=doc_len, packed=path == "packed", D=D, H=H, dtype=dtype
+            )
+            if subprocess_per_point:
+                peak = in_fresh_process(packed_peak, th, **kw)
+            else:
+                peak = packed_peak(**kw)
             row[path] = peak
-            log(f"packed memory {path:6} T={T_:6d}: "
-                + ('—' if peak is None else f"{peak / 2**20:8.1f} MiB"))
+            log(
+                f"packed memory {path:6} T={T_:6d}: "
+                + ("—" if peak is None else f"{peak / 2**20:8.1f} MiB")
+            )
         rows.append(row)
-    out['memory'] = rows
-    out['hf'] = None
+    out["memory"] = rows
+    out["hf"] = None
     if hf:
-        try: import transformers  # noqa: F401
-        except ImportError: out['hf'] = {'unavailable': 'transformers is not installed'}
+        try:
+            import transformers  # noqa: F401
+        except ImportError:
+            out["hf"] = {"unavailable": "transformers is not installed"}
         else:
             r = _hf_packed(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed)
-            r['settings'] = dict(T=hf_T, doc_len=hf_doc_len, runs=hf_runs,
-                                 family='Llama', **sizes)
-            out['hf'] = r
-            for k in ('forward', 'train'):
-                t, q = r[k]['times'], r[k]['ratios']['swapped']
-                log(f"packed hf {k:7}: medians original "
+            r["settings"] = dict(
+                T=hf_T, doc_len=hf_doc_len, runs=hf_runs, family="Llama", **sizes
+            )
+            out["hf"] = r
+            for k in ("forward", "train"):
+                t, q = r[k]["times"], r[k]["ratios"]["swapped"]
+                log(
+                    f"packed hf {k:7}: medians original "
                     f"{t['original']['median'] / 1e3:.2f} s, swapped "
-                    f"{t['swapped']['median'] / 1e3:.2f} s; per round {q['ratio']:.3f}")
+                    f"{t['swapped']['median'] / 1e3:.2f} s; per round {q['ratio']:.3f}"
+                )
     return out
+
 
 document(bench_packed)
 
-for _f in (packed_position_ids, flop_ratio, side_by_side, packed_peak): document(_f)
+for _f in (packed_position_ids, flop_ratio, side_by_side, packed_peak):
+    document(_f)

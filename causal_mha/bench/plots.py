@@ -13,108 +13,150 @@ __all__ = ['DPI', 'FONT', 'WIDTH', 'require_matplotlib', 'plot_results']
 # %% ../../nbs/11k_bench_plots.ipynb #dd253bbf
 _PLOTS_HINT = 'pip install "causal_mha[plots]"'
 
+
 def require_matplotlib():
     "Import matplotlib's Figure, or raise an ImportError that says how to install it."
-    try: from matplotlib.figure import Figure
+    try:
+        from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError(f"plots need matplotlib, which is not installed: "
-                          f"{_PLOTS_HINT}") from None
+        raise ImportError(
+            f"plots need matplotlib, which is not installed: {_PLOTS_HINT}"
+        ) from None
     return Figure
+
 
 DPI = 72  # inches x DPI = CSS px on a page; a PNG has twice the pixels
 FONT = 12  # points (one CSS px each at DPI): ticks, axis labels, legends; titles +1
 WIDTH = 9.375  # inches: 675 CSS px, the site's text column
 
+
 def _log_x(ax, xs):
     "A log-2 x axis with one labelled tick per measured point."
-    ax.set_xscale('log', base=2)
+    ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [str(x) for x in xs])
     ax.minorticks_off()
+
 
 def _log_y(ax):
     "A log y axis with labelled ticks at 1, 2 and 5 of every decade, as plain numbers."
     from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
-    ax.set_yscale('log')
+
+    ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_locator(NullLocator())
+
 
 def _style(ax, title, xlabel, ylabel):
     "Title, axis labels, ticks and legend (if the axes have labelled lines) in FONT."
     ax.set_title(title, fontsize=FONT + 1)
-    ax.set_xlabel(xlabel, fontsize=FONT); ax.set_ylabel(ylabel, fontsize=FONT)
+    ax.set_xlabel(xlabel, fontsize=FONT)
+    ax.set_ylabel(ylabel, fontsize=FONT)
     ax.tick_params(labelsize=FONT)
-    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=FONT)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=FONT)
+
 
 def _speed(sp, Figure):
-    names = list(sp['fwd'])
+    names = list(sp["fwd"])
     fig = Figure(figsize=(WIDTH, 0.42 * len(names) + 1.6), dpi=DPI)
     axs = fig.subplots(1, 2, sharey=True)
-    for ax, mode in zip(axs, ('fwd', 'fwd+bwd')):
-        r = [sp[mode][n] for n in names]; med = [v['median'] for v in r]
-        err = [[v['median'] - v['q1'] for v in r], [v['q3'] - v['median'] for v in r]]
-        colors = ['C1' if n.startswith('ours') else 'C0' for n in names]
+    for ax, mode in zip(axs, ("fwd", "fwd+bwd")):
+        r = [sp[mode][n] for n in names]
+        med = [v["median"] for v in r]
+        err = [[v["median"] - v["q1"] for v in r], [v["q3"] - v["median"] for v in r]]
+        colors = ["C1" if n.startswith("ours") else "C0" for n in names]
         ax.barh(names, med, xerr=err, color=colors)
         title = f"{mode}, x [{sp['B']},{sp['T']},{sp['D']}]"
-        _style(ax, title, 'ms (median, quartiles)', '')
+        _style(ax, title, "ms (median, quartiles)", "")
     axs[0].invert_yaxis()
     return fig
 
+
 def _decode(dc, Figure):
-    fig = Figure(figsize=(WIDTH, 4), dpi=DPI); ax = fig.subplots()
-    P = [r['context'] for r in dc['rows']]
-    for key, mk, lab in (('cached', 'o', 'cached (KVCache)'),
-                         ('recompute', 's', 'recompute the prefix')):
-        ax.plot(P, [r[key]['median'] for r in dc['rows']], mk + '-', label=lab)
-    _log_y(ax); _log_x(ax, P)
-    _style(ax, 'decode cost vs context', 'context P (positions)',
-           'ms per token (median)')
+    fig = Figure(figsize=(WIDTH, 4), dpi=DPI)
+    ax = fig.subplots()
+    P = [r["context"] for r in dc["rows"]]
+    for key, mk, lab in (
+        ("cached", "o", "cached (KVCache)"),
+        ("recompute", "s", "recompute the prefix"),
+    ):
+        ax.plot(P, [r[key]["median"] for r in dc["rows"]], mk + "-", label=lab)
+    _log_y(ax)
+    _log_x(ax, P)
+    _style(
+        ax, "decode cost vs context", "context P (positions)", "ms per token (median)"
+    )
     return fig
+
 
 def _memory(mm, Figure):
-    fig = Figure(figsize=(WIDTH, 4), dpi=DPI); ax = fig.subplots()
-    for p, mk in (('explicit', 'o-'), ('fast', 's-')):
-        pts = [(r['T'], r['peak'] / 2**20) for r in mm['rows']
-               if r['path'] == p and (r['peak'] or 0) > 0]
-        if pts: ax.plot(*zip(*pts), mk, label=f'ours {p}')
-    _log_y(ax); _log_x(ax, sorted({r['T'] for r in mm['rows']}))
-    _style(ax, 'peak memory of one forward (B=1)', 'T', 'peak extra MiB')
+    fig = Figure(figsize=(WIDTH, 4), dpi=DPI)
+    ax = fig.subplots()
+    for p, mk in (("explicit", "o-"), ("fast", "s-")):
+        pts = [
+            (r["T"], r["peak"] / 2**20)
+            for r in mm["rows"]
+            if r["path"] == p and (r["peak"] or 0) > 0
+        ]
+        if pts:
+            ax.plot(*zip(*pts), mk, label=f"ours {p}")
+    _log_y(ax)
+    _log_x(ax, sorted({r["T"] for r in mm["rows"]}))
+    _style(ax, "peak memory of one forward (B=1)", "T", "peak extra MiB")
     return fig
+
 
 def _variants(vr, Figure):
-    if not vr['rows']: return None
-    fig = Figure(figsize=(WIDTH, 4), dpi=DPI); axs = fig.subplots(1, 2)
-    for v in vr['variants']:
-        rows = [r for r in vr['rows'] if r['variant'] == v]
-        if not rows: continue
-        P = [r['context'] for r in rows]
-        axs[0].plot(P, [r['per_token']['median'] for r in rows], 'o-', label=v)
-        axs[1].plot(P, [r['nbytes'] / 2**20 for r in rows], 'o-', label=v)
-    panels = ((axs[0], 'ms per token (median)', 'decode step vs context'),
-              (axs[1], 'cache MiB (one layer)', 'key/value cache vs context'))
+    if not vr["rows"]:
+        return None
+    fig = Figure(figsize=(WIDTH, 4), dpi=DPI)
+    axs = fig.subplots(1, 2)
+    for v in vr["variants"]:
+        rows = [r for r in vr["rows"] if r["variant"] == v]
+        if not rows:
+            continue
+        P = [r["context"] for r in rows]
+        axs[0].plot(P, [r["per_token"]["median"] for r in rows], "o-", label=v)
+        axs[1].plot(P, [r["nbytes"] / 2**20 for r in rows], "o-", label=v)
+    panels = (
+        (axs[0], "ms per token (median)", "decode step vs context"),
+        (axs[1], "cache MiB (one layer)", "key/value cache vs context"),
+    )
     for ax, yl, title in panels:
-        ax.set_ylim(bottom=0); _log_x(ax, vr['contexts'])
-        _style(ax, title, 'context (positions)', yl)
-    axs[1].get_legend().remove()                          # one legend: the same lines
+        ax.set_ylim(bottom=0)
+        _log_x(ax, vr["contexts"])
+        _style(ax, title, "context (positions)", yl)
+    axs[1].get_legend().remove()  # one legend: the same lines
     return fig
 
-def plot_results(res:dict, # a `run_benchmarks` result, or one read by `load_results`
-                 dirname:str=None, # write PNGs here; None: return the figures
-                 prefix:str='', # file-name prefix, e.g. 'quick_'
-                ) -> list: # matplotlib figures, or the paths written
+
+def plot_results(
+    res: dict,  # a `run_benchmarks` result, or one read by `load_results`
+    dirname: str = None,  # write PNGs here; None: return the figures
+    prefix: str = "",  # file-name prefix, e.g. 'quick_'
+) -> list:  # matplotlib figures, or the paths written
     """Time per implementation, decode cost against context, peak memory against T, and
     the variants' per-token time and cache, as figures or, with `dirname`, as PNG files
     written into that folder. A figure is `WIDTH` inches wide at `DPI` (its width on a
     page in CSS px); the PNGs written have twice the pixels."""
-    check_result(res); Figure = require_matplotlib()
-    parts = (('speed', _speed), ('decode', _decode), ('memory', _memory),
-             ('variants', _variants))
+    check_result(res)
+    Figure = require_matplotlib()
+    parts = (
+        ("speed", _speed),
+        ("decode", _decode),
+        ("memory", _memory),
+        ("variants", _variants),
+    )
     figs = [(p, f(res[p], Figure)) for p, f in parts if res.get(p)]
     figs = [(p, f) for p, f in figs if f is not None]
-    for _, f in figs: f.tight_layout()
-    if dirname is None: return [f for _, f in figs]
-    os.makedirs(dirname, exist_ok=True); paths = []
+    for _, f in figs:
+        f.tight_layout()
+    if dirname is None:
+        return [f for _, f in figs]
+    os.makedirs(dirname, exist_ok=True)
+    paths = []
     for name, fig in figs:
-        paths.append(os.path.join(dirname, f'{prefix}{name}.png'))
+        paths.append(os.path.join(dirname, f"{prefix}{name}.png"))
         fig.savefig(paths[-1], dpi=2 * DPI)
     return paths

@@ -18,307 +18,628 @@ class Target(NamedTuple):
     threshold. In `name`, {op}, {threshold} and {at} (the metric's setting) are filled
     in; a `metric` 'key@*' makes one target per setting measured; for outputs that must
     agree, `threshold` is a pair (float32/float64, half precision)."""
-    name: str # what it promises, with {op}, {threshold}, {at}
-    part: str # the part of the run that measures it
-    metric: str # key of the part's `metrics` ('key@*': per setting)
-    op: str # '<=', '<', '>=' or '=='
-    threshold: float|tuple # the bound, or a pair by precision
-    modes: tuple = MODES # the run modes whose settings measure it
-    timing: bool = True # a timing: judged only on a reliable run
+
+    name: str  # what it promises, with {op}, {threshold}, {at}
+    part: str  # the part of the run that measures it
+    metric: str  # key of the part's `metrics` ('key@*': per setting)
+    op: str  # '<=', '<', '>=' or '=='
+    threshold: float | tuple  # the bound, or a pair by precision
+    modes: tuple = MODES  # the run modes whose settings measure it
+    timing: bool = True  # a timing: judged only on a reliable run
+
 
 _AGREE = (1e-4, 5e-2)
 TARGETS = (
-    Target("ours fast {op} {threshold}x the fastest other implementation (fwd)",
-           'speed', 'fast_to_best_other.fwd', '<=', 1.05),
-    Target("ours fast {op} {threshold}x the fastest other implementation (fwd+bwd)",
-           'speed', 'fast_to_best_other.fwd+bwd', '<=', 1.05),
-    Target("ours fast {op} {threshold}x its GEMM floor (fwd)",
-           'speed', 'fast_to_floor.fwd', '<=', 2.0),
-    Target("ours explicit {op} {threshold}x Ch03_MHA (fwd)",
-           'speed', 'explicit_to_ch03.fwd', '<=', 1.2),
-    Target("ours explicit {op} {threshold}x Ch03_MHA (fwd+bwd)",
-           'speed', 'explicit_to_ch03.fwd+bwd', '<=', 1.2),
-    Target("ours fast == ours explicit on the bench input: max |Δ| {op} {threshold}",
-           'speed', 'fast_vs_explicit', '<=', _AGREE, timing=False),
-    Target("fast path's peak memory linear in T: peak at {at}, later / earlier {op} "
-           "{threshold}",
-           'memory', 'fast_peak_growth@*', '<', 2.3, timing=False),
-    Target("cached decode {op} {threshold}x faster than recomputing the prefix at {at}",
-           'decode', 'recompute_to_cached@P=4096', '>=', 10),
-    Target("cached per-token cost linear in the context: largest residual of a + b·P "
-           "{op} {threshold}",
-           'decode', 'fit_residual', '<=', 0.25),
-    Target("cached step == last row of the recomputed prefix: max |Δ| {op} {threshold}",
-           'decode', 'cached_vs_recompute', '<=', _AGREE, timing=False),
-    Target("decoded token {op} {threshold}x the bare loop of its operations at "
-           "context 256 (D=768)",
-           'decode', 'ours_to_bare@P=256,D=768', '<=', 1.10),
-    Target("decoded token {op} {threshold}x the bare loop of its operations at "
-           "context 1024 (D=768)",
-           'decode', 'ours_to_bare@P=1024,D=768', '<=', 1.10),
-    Target("bare loop == the module's decode step: max |Δ| {op} {threshold}",
-           'decode', 'bare_vs_ours', '<=', _AGREE, timing=False),
-    Target("GQA per-token time {op} {threshold}x MHA's at {at}",
-           'variants', 'gqa_to_mha@*', '<=', 1.0),
-    Target("SWA per-token time at the longest context / at 2048, or at the shortest "
-           "when 2048 was not run ({at}) {op} {threshold}",
-           'variants', 'swa_growth@*', '<=', 1.2),
-    Target("{at} cache bytes == kv_cache_bytes (one layer): contexts that differ "
-           "{op} {threshold}",
-           'variants', 'cache_bytes_off@*', '==', 0, timing=False),
-    Target("eval-mode decode with autograd on {op} {threshold}x the same under "
-           "no_grad (D=384)",
-           'nograd', 'grad_to_no_grad@D=384', '<=', 1.25),
-    Target("same cache allocations with and without no_grad: counts that differ {op} "
-           "{threshold}",
-           'nograd', 'alloc_differences', '==', 0, timing=False),
-    Target("same outputs with and without no_grad: max |Δ| {op} {threshold}",
-           'nograd', 'grad_vs_no_grad', '<=', (1e-5, 5e-2), timing=False),
-    Target("window 1024 at T=32768: time {op} {threshold}x the causal call's",
-           'long', 'window_to_causal@W=1024,T=32768', '<=', 0.25, ('full',)),
-    Target("window 1024: time at T=32768 / at T=16384 {op} {threshold} (linear, not "
-           "quadratic)",
-           'long', 'window_growth@W=1024,T=16384..32768', '<=', 2.3, ('full',)),
-    Target("7 left pads: time {op} {threshold}x the unpadded batch's (B=2, T=16384)",
-           'long', 'padded_to_unpadded@pads=7,B=2,T=16384', '<=', 1.25, ('full',)),
-    Target("ours {op} {threshold}x faster than HF Mistral's windowed attention "
-           "(window 1024, T=16384)",
-           'long', 'hf_mistral_to_ours@W=1024,T=16384', '>=', 5, ('full',)),
-    Target("window {at}: peak memory {op} {threshold}x the causal call's",
-           'long', 'window_memory@*', '<=', 1.5, timing=False),
-    Target("{at}: peak memory {op} {threshold}x the unpadded batch's",
-           'long', 'padded_memory@*', '<=', 1.5, timing=False),
-    Target("swapped {at}: prefill time {op} {threshold}x the original's (no slower: "
-           "the same operations, within the turns' noise)",
-           'hf', 'prefill_ratio@*', '<=', 1.05),
-    Target("swapped {at}: generation time {op} {threshold}x the original's (no "
-           "slower: the same operations, within the turns' noise)",
-           'hf', 'generate_ratio@*', '<=', 1.05),
-    Target("swapped {at}: prefill time {op} {threshold}x the original's (several "
-           "times faster)",
-           'hf', 'windowed_ratio@*', '<=', 0.34, ('full',)),
-    Target("swapped == original: largest difference of the last position's logits "
-           "{op} {threshold}",
-           'hf', 'logits_diff', '<=', _AGREE, timing=False),
-    Target("swapped == original: generated sequences that differ {op} {threshold}",
-           'hf', 'tokens_differ', '==', 0, timing=False),
-    Target("packed layer ({at}): forward time {op} {threshold}x the causal row's "
-           "(ideal 0.125)",
-           'packed', 'layer_ratio.fwd@D=256,T=16384,8x2048', '<=', 0.2, ('full',)),
-    Target("packed layer ({at}): forward+backward time {op} {threshold}x the causal "
-           "row's (ideal 0.125)",
-           'packed', 'layer_ratio.fwd+bwd@D=256,T=16384,8x2048', '<=', 0.2, ('full',)),
-    Target("packed row == each document alone: max |Δ| {op} {threshold}",
-           'packed', 'alone_diff', '<=', _AGREE, timing=False),
-    Target("packed layer's peak memory (fwd+bwd) linear in T: peak at {at}, later / "
-           "earlier {op} {threshold}",
-           'packed', 'packed_peak_growth@*', '<', 2.3, timing=False),
-    Target("packed layer's peak memory (fwd+bwd) at {at} {op} {threshold}x the "
-           "causal row's",
-           'packed', 'packed_peak_to_causal@*', '<=', 1.5, timing=False),
-    Target("swapped Llama on a packed row ({at}): forward time {op} {threshold}x the "
-           "original's",
-           'packed', 'hf_ratio.forward@T=8192,8x1024', '<=', 0.45, ('full',)),
-    Target("swapped Llama on a packed row ({at}): training step {op} {threshold}x "
-           "the original's",
-           'packed', 'hf_ratio.train@T=8192,8x1024', '<=', 0.5, ('full',)),
-    Target("swapped == original on a packed row: largest difference of the logits "
-           "{op} {threshold}",
-           'packed', 'hf_logits_diff', '<=', _AGREE, timing=False),
-    Target("swapped == original on a packed row: difference of the loss {op} "
-           "{threshold}",
-           'packed', 'hf_loss_diff', '<=', _AGREE, timing=False),
+    Target(
+        "ours fast {op} {threshold}x the fastest other implementation (fwd)",
+        "speed",
+        "fast_to_best_other.fwd",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "ours fast {op} {threshold}x the fastest other implementation (fwd+bwd)",
+        "speed",
+        "fast_to_best_other.fwd+bwd",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "ours fast {op} {threshold}x its GEMM floor (fwd)",
+        "speed",
+        "fast_to_floor.fwd",
+        "<=",
+        2.0,
+    ),
+    Target(
+        "ours explicit {op} {threshold}x Ch03_MHA (fwd)",
+        "speed",
+        "explicit_to_ch03.fwd",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "ours explicit {op} {threshold}x Ch03_MHA (fwd+bwd)",
+        "speed",
+        "explicit_to_ch03.fwd+bwd",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "ours fast == ours explicit on the bench input: max |Δ| {op} {threshold}",
+        "speed",
+        "fast_vs_explicit",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "fast path's peak memory linear in T: peak at {at}, later / earlier {op} "
+        "{threshold}",
+        "memory",
+        "fast_peak_growth@*",
+        "<",
+        2.3,
+        timing=False,
+    ),
+    Target(
+        "cached decode {op} {threshold}x faster than recomputing the prefix at {at}",
+        "decode",
+        "recompute_to_cached@P=4096",
+        ">=",
+        10,
+    ),
+    Target(
+        "cached per-token cost linear in the context: largest residual of a + b·P "
+        "{op} {threshold}",
+        "decode",
+        "fit_residual",
+        "<=",
+        0.25,
+    ),
+    Target(
+        "cached step == last row of the recomputed prefix: max |Δ| {op} {threshold}",
+        "decode",
+        "cached_vs_recompute",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "decoded token {op} {threshold}x the bare loop of its operations at "
+        "context 256 (D=768)",
+        "decode",
+        "ours_to_bare@P=256,D=768",
+        "<=",
+        1.10,
+    ),
+    Target(
+        "decoded token {op} {threshold}x the bare loop of its operations at "
+        "context 1024 (D=768)",
+        "decode",
+        "ours_to_bare@P=1024,D=768",
+        "<=",
+        1.10,
+    ),
+    Target(
+        "bare loop == the module's decode step: max |Δ| {op} {threshold}",
+        "decode",
+        "bare_vs_ours",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "GQA per-token time {op} {threshold}x MHA's at {at}",
+        "variants",
+        "gqa_to_mha@*",
+        "<=",
+        1.0,
+    ),
+    Target(
+        "SWA per-token time at the longest context / at 2048, or at the shortest "
+        "when 2048 was not run ({at}) {op} {threshold}",
+        "variants",
+        "swa_growth@*",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "{at} cache bytes == kv_cache_bytes (one layer): contexts that differ "
+        "{op} {threshold}",
+        "variants",
+        "cache_bytes_off@*",
+        "==",
+        0,
+        timing=False,
+    ),
+    Target(
+        "eval-mode decode with autograd on {op} {threshold}x the same under "
+        "no_grad (D=384)",
+        "nograd",
+        "grad_to_no_grad@D=384",
+        "<=",
+        1.25,
+    ),
+    Target(
+        "same cache allocations with and without no_grad: counts that differ {op} "
+        "{threshold}",
+        "nograd",
+        "alloc_differences",
+        "==",
+        0,
+        timing=False,
+    ),
+    Target(
+        "same outputs with and without no_grad: max |Δ| {op} {threshold}",
+        "nograd",
+        "grad_vs_no_grad",
+        "<=",
+        (1e-5, 5e-2),
+        timing=False,
+    ),
+    Target(
+        "window 1024 at T=32768: time {op} {threshold}x the causal call's",
+        "long",
+        "window_to_causal@W=1024,T=32768",
+        "<=",
+        0.25,
+        ("full",),
+    ),
+    Target(
+        "window 1024: time at T=32768 / at T=16384 {op} {threshold} (linear, not "
+        "quadratic)",
+        "long",
+        "window_growth@W=1024,T=16384..32768",
+        "<=",
+        2.3,
+        ("full",),
+    ),
+    Target(
+        "7 left pads: time {op} {threshold}x the unpadded batch's (B=2, T=16384)",
+        "long",
+        "padded_to_unpadded@pads=7,B=2,T=16384",
+        "<=",
+        1.25,
+        ("full",),
+    ),
+    Target(
+        "ours {op} {threshold}x faster than HF Mistral's windowed attention "
+        "(window 1024, T=16384)",
+        "long",
+        "hf_mistral_to_ours@W=1024,T=16384",
+        ">=",
+        5,
+        ("full",),
+    ),
+    Target(
+        "window {at}: peak memory {op} {threshold}x the causal call's",
+        "long",
+        "window_memory@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+    Target(
+        "{at}: peak memory {op} {threshold}x the unpadded batch's",
+        "long",
+        "padded_memory@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+    Target(
+        "swapped {at}: prefill time {op} {threshold}x the original's (no slower: "
+        "the same operations, within the turns' noise)",
+        "hf",
+        "prefill_ratio@*",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "swapped {at}: generation time {op} {threshold}x the original's (no "
+        "slower: the same operations, within the turns' noise)",
+        "hf",
+        "generate_ratio@*",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "swapped {at}: prefill time {op} {threshold}x the original's (several "
+        "times faster)",
+        "hf",
+        "windowed_ratio@*",
+        "<=",
+        0.34,
+        ("full",),
+    ),
+    Target(
+        "swapped == original: largest difference of the last position's logits "
+        "{op} {threshold}",
+        "hf",
+        "logits_diff",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "swapped == original: generated sequences that differ {op} {threshold}",
+        "hf",
+        "tokens_differ",
+        "==",
+        0,
+        timing=False,
+    ),
+    Target(
+        "packed layer ({at}): forward time {op} {threshold}x the causal row's "
+        "(ideal 0.125)",
+        "packed",
+        "layer_ratio.fwd@D=256,T=16384,8x2048",
+        "<=",
+        0.2,
+        ("full",),
+    ),
+    Target(
+        "packed layer ({at}): forward+backward time {op} {threshold}x the causal "
+        "row's (ideal 0.125)",
+        "packed",
+        "layer_ratio.fwd+bwd@D=256,T=16384,8x2048",
+        "<=",
+        0.2,
+        ("full",),
+    ),
+    Target(
+        "packed row == each document alone: max |Δ| {op} {threshold}",
+        "packed",
+        "alone_diff",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "packed layer's peak memory (fwd+bwd) linear in T: peak at {at}, later / "
+        "earlier {op} {threshold}",
+        "packed",
+        "packed_peak_growth@*",
+        "<",
+        2.3,
+        timing=False,
+    ),
+    Target(
+        "packed layer's peak memory (fwd+bwd) at {at} {op} {threshold}x the "
+        "causal row's",
+        "packed",
+        "packed_peak_to_causal@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+    Target(
+        "swapped Llama on a packed row ({at}): forward time {op} {threshold}x the "
+        "original's",
+        "packed",
+        "hf_ratio.forward@T=8192,8x1024",
+        "<=",
+        0.45,
+        ("full",),
+    ),
+    Target(
+        "swapped Llama on a packed row ({at}): training step {op} {threshold}x "
+        "the original's",
+        "packed",
+        "hf_ratio.train@T=8192,8x1024",
+        "<=",
+        0.5,
+        ("full",),
+    ),
+    Target(
+        "swapped == original on a packed row: largest difference of the logits "
+        "{op} {threshold}",
+        "packed",
+        "hf_logits_diff",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
+    Target(
+        "swapped == original on a packed row: difference of the loss {op} {threshold}",
+        "packed",
+        "hf_loss_diff",
+        "<=",
+        _AGREE,
+        timing=False,
+    ),
 )
 
 # %% ../../nbs/11i_bench_targets.ipynb #b3707c6f
-def _ratio(med, mn): return f"{med:.2f}x (ratio of minima {mn:.2f}x)"
-def _diff(d): return d, f"max |Δ| {d:.1e}"
+def _ratio(med, mn):
+    return f"{med:.2f}x (ratio of minima {mn:.2f}x)"
+
+
+def _diff(d):
+    return d, f"max |Δ| {d:.1e}"
+
 
 def _speed(sp, ok):
     m = {}
-    if 'ours fast' not in sp['fwd']: return m
-    for mode in ('fwd', 'fwd+bwd'):
-        rows, f = sp[mode], sp[mode]['ours fast']
-        others = {n: r['median'] for n, r in rows.items() if not n.startswith('ours')}
+    if "ours fast" not in sp["fwd"]:
+        return m
+    for mode in ("fwd", "fwd+bwd"):
+        rows, f = sp[mode], sp[mode]["ours fast"]
+        others = {n: r["median"] for n, r in rows.items() if not n.startswith("ours")}
         if others:
             b = min(others, key=others.get)
-            r = f['median'] / others[b]
-            m[f'fast_to_best_other.{mode}'] = (
-                r, f"{r:.2f}x ({b}; ratio of minima {f['min'] / rows[b]['min']:.2f}x)")
-        if 'ours explicit' in rows and 'Ch03_MHA' in rows:
-            e, c = rows['ours explicit'], rows['Ch03_MHA']
-            r = e['median'] / c['median']
-            m[f'explicit_to_ch03.{mode}'] = (r, _ratio(r, e['min'] / c['min']))
-    r = sp['fwd']['ours fast']['to_floor']
-    if not ok: m['fast_to_floor.fwd'] = (None, "left out: unreliable run")
-    elif r < 1: m['fast_to_floor.fwd'] = (None, "left out: below 1, impossible")
-    else: m['fast_to_floor.fwd'] = (r, f"{r:.2f}x")
-    if 'ours explicit' in sp['max_abs_diff']:
-        m['fast_vs_explicit'] = _diff(sp['max_abs_diff']['ours explicit'])
+            r = f["median"] / others[b]
+            m[f"fast_to_best_other.{mode}"] = (
+                r,
+                f"{r:.2f}x ({b}; ratio of minima {f['min'] / rows[b]['min']:.2f}x)",
+            )
+        if "ours explicit" in rows and "Ch03_MHA" in rows:
+            e, c = rows["ours explicit"], rows["Ch03_MHA"]
+            r = e["median"] / c["median"]
+            m[f"explicit_to_ch03.{mode}"] = (r, _ratio(r, e["min"] / c["min"]))
+    r = sp["fwd"]["ours fast"]["to_floor"]
+    if not ok:
+        m["fast_to_floor.fwd"] = (None, "left out: unreliable run")
+    elif r < 1:
+        m["fast_to_floor.fwd"] = (None, "left out: below 1, impossible")
+    else:
+        m["fast_to_floor.fwd"] = (r, f"{r:.2f}x")
+    if "ours explicit" in sp["max_abs_diff"]:
+        m["fast_vs_explicit"] = _diff(sp["max_abs_diff"]["ours explicit"])
     return m
+
 
 def _memory(mm, ok):
-    g = mm['growth'].get('fast')
+    g = mm["growth"].get("fast")
     return {f"fast_peak_growth@T={g[1]}..{g[2]}": (g[0], f"{g[0]:.2f}")} if g else {}
 
+
 def _decode(dc, ok):
-    m = {f"recompute_to_cached@P={r['context']}":
-         (r['ratio'], f"{r['ratio']:.0f}x (ratio of minima {r['ratio_min']:.0f}x)")
-         for r in dc['rows']}
-    f = dc['cached_fit']
-    if f['slope_ms_per_pos'] is None: pass
-    elif not ok: m['fit_residual'] = (None, "left out: unreliable run")
-    elif f['slope_ms_per_pos'] < 0:
-        m['fit_residual'] = (None, "left out: negative slope, impossible")
+    m = {
+        f"recompute_to_cached@P={r['context']}": (
+            r["ratio"],
+            f"{r['ratio']:.0f}x (ratio of minima {r['ratio_min']:.0f}x)",
+        )
+        for r in dc["rows"]
+    }
+    f = dc["cached_fit"]
+    if f["slope_ms_per_pos"] is None:
+        pass
+    elif not ok:
+        m["fit_residual"] = (None, "left out: unreliable run")
+    elif f["slope_ms_per_pos"] < 0:
+        m["fit_residual"] = (None, "left out: negative slope, impossible")
     else:
-        m['fit_residual'] = (f['max_rel_residual'],
-                             f"{f['intercept_ms']:.3f} ms + "
-                             f"{f['slope_ms_per_pos'] * 1e3:.3f} us/pos, "
-                             f"residual {f['max_rel_residual']:.0%}")
-    if dc['rows']:
-        m['cached_vs_recompute'] = _diff(max(r['max_abs_diff'] for r in dc['rows']))
-    bare = dc.get('bare', {}).get('rows', [])
+        m["fit_residual"] = (
+            f["max_rel_residual"],
+            f"{f['intercept_ms']:.3f} ms + "
+            f"{f['slope_ms_per_pos'] * 1e3:.3f} us/pos, "
+            f"residual {f['max_rel_residual']:.0%}",
+        )
+    if dc["rows"]:
+        m["cached_vs_recompute"] = _diff(max(r["max_abs_diff"] for r in dc["rows"]))
+    bare = dc.get("bare", {}).get("rows", [])
     for q in bare:
         m[f"ours_to_bare@P={q['context']},D={dc['D']}"] = (
-            q['ratio'], _ratio(q['ratio'], q['ratio_min']))
-    if bare: m['bare_vs_ours'] = _diff(max(q['max_abs_diff'] for q in bare))
+            q["ratio"],
+            _ratio(q["ratio"], q["ratio_min"]),
+        )
+    if bare:
+        m["bare_vs_ours"] = _diff(max(q["max_abs_diff"] for q in bare))
     return m
+
 
 def _variants(vr, ok):
-    m = {f"gqa_to_mha@P={q['context']}": (q['median'], _ratio(q['median'], q['min']))
-         for q in vr['ratios']['gqa_to_mha']}
-    if s := vr['ratios'].get('swa_long_to_short'):
-        m[f"swa_growth@P={s['long']} / {s['short']}"] = (s['median'],
-                                                         _ratio(s['median'], s['min']))
-    for v in vr['variants']:
-        rows = [r for r in vr['rows'] if r['variant'] == v]
-        bad = [r['context'] for r in rows if r['nbytes'] != r['expected_nbytes']]
-        if not rows: continue
+    m = {
+        f"gqa_to_mha@P={q['context']}": (q["median"], _ratio(q["median"], q["min"]))
+        for q in vr["ratios"]["gqa_to_mha"]
+    }
+    if s := vr["ratios"].get("swa_long_to_short"):
+        m[f"swa_growth@P={s['long']} / {s['short']}"] = (
+            s["median"],
+            _ratio(s["median"], s["min"]),
+        )
+    for v in vr["variants"]:
+        rows = [r for r in vr["rows"] if r["variant"] == v]
+        bad = [r["context"] for r in rows if r["nbytes"] != r["expected_nbytes"]]
+        if not rows:
+            continue
         text = f"{len(rows) - len(bad)} of {len(rows)} contexts equal"
-        m[f"cache_bytes_off@{v}"] = (len(bad),
-                                     text + (f"; differs at {bad}" if bad else ""))
+        m[f"cache_bytes_off@{v}"] = (
+            len(bad),
+            text + (f"; differs at {bad}" if bad else ""),
+        )
     return m
+
 
 def _nograd(ng, ok):
-    c, keys = ng['cache'], ('n_allocs', 'n_copied')
-    allocs = (f"allocations {c['no_grad']['n_allocs']} vs {c['grad']['n_allocs']}, "
-              f"positions copied {c['no_grad']['n_copied']} vs {c['grad']['n_copied']}")
-    return {f"grad_to_no_grad@D={ng['D']}": (ng['ratio'],
-                                             _ratio(ng['ratio'], ng['ratio_min'])),
-            'alloc_differences': (sum(c['grad'][k] != c['no_grad'][k] for k in keys),
-                                  allocs),
-            'grad_vs_no_grad': _diff(ng['max_abs_diff'])}
+    c, keys = ng["cache"], ("n_allocs", "n_copied")
+    allocs = (
+        f"allocations {c['no_grad']['n_allocs']} vs {c['grad']['n_allocs']}, "
+        f"positions copied {c['no_grad']['n_copied']} vs {c['grad']['n_copied']}"
+    )
+    return {
+        f"grad_to_no_grad@D={ng['D']}": (
+            ng["ratio"],
+            _ratio(ng["ratio"], ng["ratio_min"]),
+        ),
+        "alloc_differences": (
+            sum(c["grad"][k] != c["no_grad"][k] for k in keys),
+            allocs,
+        ),
+        "grad_vs_no_grad": _diff(ng["max_abs_diff"]),
+    }
+
 
 def _long(lg, ok):
-    r, W, T0, T1 = lg['ratios'], lg['window'], lg['Ts'][0], lg['Ts'][-1]
+    r, W, T0, T1 = lg["ratios"], lg["window"], lg["Ts"][0], lg["Ts"][-1]
     pad = f"pads={lg['pads']},B={lg['B_pad']},T={lg['pad_T']}"
-    def times(k, unit='x'): return r[k], f"{r[k]:.2f}{unit}"
-    m = {f"window_to_causal@W={W},T={T1}": times('window_to_causal'),
-         f"window_growth@W={W},T={T0}..{T1}": times('window_long_to_short', ''),
-         f"padded_to_unpadded@{pad}": times('padded_to_unpadded')}
-    if r.get('window_to_causal_memory') is not None:
-        m[f"window_memory@{W} at T={T1}"] = times('window_to_causal_memory')
-    if r.get('padded_to_unpadded_memory') is not None:
+
+    def times(k, unit="x"):
+        return r[k], f"{r[k]:.2f}{unit}"
+
+    m = {
+        f"window_to_causal@W={W},T={T1}": times("window_to_causal"),
+        f"window_growth@W={W},T={T0}..{T1}": times("window_long_to_short", ""),
+        f"padded_to_unpadded@{pad}": times("padded_to_unpadded"),
+    }
+    if r.get("window_to_causal_memory") is not None:
+        m[f"window_memory@{W} at T={T1}"] = times("window_to_causal_memory")
+    if r.get("padded_to_unpadded_memory") is not None:
         at = f"{lg['pads']} left pads, B={lg['B_pad']}, T={lg['pad_T']}"
-        m[f"padded_memory@{at}"] = times('padded_to_unpadded_memory')
-    if r.get('hf_mistral_to_ours') is not None:
-        m[f"hf_mistral_to_ours@W={W},T={T0}"] = (r['hf_mistral_to_ours'],
-                                                 f"{r['hf_mistral_to_ours']:.1f}x")
+        m[f"padded_memory@{at}"] = times("padded_to_unpadded_memory")
+    if r.get("hf_mistral_to_ours") is not None:
+        m[f"hf_mistral_to_ours@W={W},T={T0}"] = (
+            r["hf_mistral_to_ours"],
+            f"{r['hf_mistral_to_ours']:.1f}x",
+        )
     return m
 
+
 def _hf(hf, ok):
-    if hf.get('unavailable'): return {}
-    st, m = hf['settings'], {}
+    if hf.get("unavailable"):
+        return {}
+    st, m = hf["settings"], {}
+
     def ratio(r):
-        q1, q3 = r['ratio_iqr']
-        return r['ratio'], (f"{r['ratio']:.2f}x, the median of the turns' ratios "
-                            f"(quartiles {q1:.2f}–{q3:.2f})")
-    for fam, r in hf['prefill'].items():
+        q1, q3 = r["ratio_iqr"]
+        return r["ratio"], (
+            f"{r['ratio']:.2f}x, the median of the turns' ratios "
+            f"(quartiles {q1:.2f}–{q3:.2f})"
+        )
+
+    for fam, r in hf["prefill"].items():
         m[f"prefill_ratio@{fam}, T={st['prefill']}"] = ratio(r)
-    for fam, r in hf['generate'].items():
+    for fam, r in hf["generate"].items():
         at = f"{fam}, {st['new_tokens']} tokens after {st['prompt']}"
         m[f"generate_ratio@{at}"] = ratio(r)
-    for name, r in hf['windowed'].items():
+    for name, r in hf["windowed"].items():
         m[f"windowed_ratio@{name}, T={st['long']}"] = ratio(r)
-    diffs = [r['logits_diff'] for part in ('prefill', 'windowed')
-             for r in hf[part].values()]
-    if diffs: m['logits_diff'] = _diff(max(diffs))
-    if hf['generate']:
-        bad = [f for f, r in hf['generate'].items() if not r['same_tokens']]
-        n = len(hf['generate'])
-        m['tokens_differ'] = (len(bad), f"{n - len(bad)} of {n} the same"
-                              + (f"; differ: {', '.join(bad)}" if bad else ""))
+    diffs = [
+        r["logits_diff"] for part in ("prefill", "windowed") for r in hf[part].values()
+    ]
+    if diffs:
+        m["logits_diff"] = _diff(max(diffs))
+    if hf["generate"]:
+        bad = [f for f, r in hf["generate"].items() if not r["same_tokens"]]
+        n = len(hf["generate"])
+        m["tokens_differ"] = (
+            len(bad),
+            f"{n - len(bad)} of {n} the same"
+            + (f"; differ: {', '.join(bad)}" if bad else ""),
+        )
     return m
+
 
 def _packed(pk, ok):
     def ratio(r, side):
-        q = r['ratios'][side]
-        q1, q3 = q['ratio_iqr']
-        return q['ratio'], (f"{q['ratio']:.3f}x, the median of the rounds' ratios "
-                            f"(quartiles {q1:.3f}–{q3:.3f})")
+        q = r["ratios"][side]
+        q1, q3 = q["ratio_iqr"]
+        return q["ratio"], (
+            f"{q['ratio']:.3f}x, the median of the rounds' ratios "
+            f"(quartiles {q1:.3f}–{q3:.3f})"
+        )
+
     at = f"D={pk['D']},T={pk['T']},{pk['n_docs']}x{pk['doc_len']}"
-    m = {f"layer_ratio.{mode}@{at}": ratio(pk['layer'][mode], 'packed')
-         for mode in ('fwd', 'fwd+bwd')}
-    m['alone_diff'] = _diff(pk['alone_diff'])
-    pts = [r for r in pk['memory'] if r['packed']]
+    m = {
+        f"layer_ratio.{mode}@{at}": ratio(pk["layer"][mode], "packed")
+        for mode in ("fwd", "fwd+bwd")
+    }
+    m["alone_diff"] = _diff(pk["alone_diff"])
+    pts = [r for r in pk["memory"] if r["packed"]]
     if len(pts) > 1:
-        g = pts[-1]['packed'] / pts[-2]['packed']
+        g = pts[-1]["packed"] / pts[-2]["packed"]
         m[f"packed_peak_growth@T={pts[-2]['T']}..{pts[-1]['T']}"] = (g, f"{g:.2f}")
-    if pts and pts[-1]['causal']:
-        r = pts[-1]['packed'] / pts[-1]['causal']
+    if pts and pts[-1]["causal"]:
+        r = pts[-1]["packed"] / pts[-1]["causal"]
         m[f"packed_peak_to_causal@T={pts[-1]['T']}"] = (r, f"{r:.2f}x")
-    hf = pk.get('hf')
-    if hf and not hf.get('unavailable'):
-        st = hf['settings']
+    hf = pk.get("hf")
+    if hf and not hf.get("unavailable"):
+        st = hf["settings"]
         at = f"T={st['T']},{st['T'] // st['doc_len']}x{st['doc_len']}"
-        for k in ('forward', 'train'): m[f"hf_ratio.{k}@{at}"] = ratio(hf[k], 'swapped')
-        m['hf_logits_diff'] = _diff(hf['logits_diff'])
-        m['hf_loss_diff'] = _diff(hf['loss_diff'])
+        for k in ("forward", "train"):
+            m[f"hf_ratio.{k}@{at}"] = ratio(hf[k], "swapped")
+        m["hf_logits_diff"] = _diff(hf["logits_diff"])
+        m["hf_loss_diff"] = _diff(hf["loss_diff"])
     return m
 
-_METRICS = dict(speed=_speed, memory=_memory, decode=_decode, variants=_variants,
-                nograd=_nograd, long=_long, hf=_hf, packed=_packed)
 
-def metrics(res:dict) -> dict: # part -> {metric key: (value or None, text)}
+_METRICS = dict(
+    speed=_speed,
+    memory=_memory,
+    decode=_decode,
+    variants=_variants,
+    nograd=_nograd,
+    long=_long,
+    hf=_hf,
+    packed=_packed,
+)
+
+
+def metrics(res: dict) -> dict:  # part -> {metric key: (value or None, text)}
     "The figures the targets compare, per part that `res` holds."
-    ok = res.get('reliable') is not False
+    ok = res.get("reliable") is not False
     return {p: f(res[p], ok) for p, f in _METRICS.items() if res.get(p)}
 
 # %% ../../nbs/11i_bench_targets.ipynb #e383d1bb
-_OPS = {'<=': operator.le, '<': operator.lt, '>=': operator.ge, '==': operator.eq}
+_OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, "==": operator.eq}
 
-def judge(res:dict, # a `run_benchmarks` result
-          targets=TARGETS,
-         ) -> list: # a row per target and setting
+
+def judge(
+    res: dict,  # a `run_benchmarks` result
+    targets=TARGETS,
+) -> list:  # a row per target and setting
     """Every target of `targets` whose part `res` holds, judged on `res`: a row per
     target and setting, with the target, what was measured (texts), met (True / False /
     None), timing, and why it was not judged."""
-    ms, ok, mode = metrics(res), res.get('reliable') is not False, res['mode']
-    full = res['dtype'] in ('float32', 'float64')
+    ms, ok, mode = metrics(res), res.get("reliable") is not False, res["mode"]
+    full = res["dtype"] in ("float32", "float64")
     out = []
     for t in targets:
-        if t.part not in ms: continue
+        if t.part not in ms:
+            continue
         thr = t.threshold
-        if isinstance(thr, tuple): thr = thr[0 if full else 1]
+        if isinstance(thr, tuple):
+            thr = thr[0 if full else 1]
+
         def row(key, measured, met, why):
-            at = key.partition('@')[2].replace('*', 'every setting measured')
+            at = key.partition("@")[2].replace("*", "every setting measured")
             name = t.name.format(op=t.op, threshold=f"{thr:g}", at=at)
-            out.append(dict(target=name, part=t.part, measured=measured, met=met,
-                            timing=t.timing, why=why))
+            out.append(
+                dict(
+                    target=name,
+                    part=t.part,
+                    measured=measured,
+                    met=met,
+                    timing=t.timing,
+                    why=why,
+                )
+            )
+
         if mode not in t.modes:
-            row(t.metric, '—', None, f"not judged in a {mode} run")
+            row(t.metric, "—", None, f"not judged in a {mode} run")
             continue
         keys = [k for k in ms[t.part] if fnmatchcase(k, t.metric)]
         if not keys:  # measured at other settings, or not at all
-            base = t.metric.partition('@')[0]
-            other = [k.partition('@')[2] for k in ms[t.part]
-                     if k.partition('@')[0] == base]
-            row(t.metric, '—', None, "not measured in this run"
-                + (f" (it measured {'; '.join(other)})" if other else ""))
+            base = t.metric.partition("@")[0]
+            other = [
+                k.partition("@")[2] for k in ms[t.part] if k.partition("@")[0] == base
+            ]
+            row(
+                t.metric,
+                "—",
+                None,
+                "not measured in this run"
+                + (f" (it measured {'; '.join(other)})" if other else ""),
+            )
         for k in keys:
             v, text = ms[t.part][k]
-            if v is None: why = "not judged"
-            elif t.timing and not ok: why = "not judged: unreliable run"
-            else: why = None
+            if v is None:
+                why = "not judged"
+            elif t.timing and not ok:
+                why = "not judged: unreliable run"
+            else:
+                why = None
             row(k, text, None if why else bool(_OPS[t.op](v, thr)), why)
     return out

@@ -18,81 +18,106 @@ MIN_RUNS = 6  # no timing in a report rests on fewer calls
 # a summary keeps up to this many samples (steps timed one at a time number thousands)
 MAX_SAMPLES = 500
 
-def summary(ms:list) -> dict:
+
+def summary(ms: list) -> dict:
     """Median, quartiles, min and max of timings in ms, their number and, up to
     `MAX_SAMPLES`, the samples themselves."""
     a = np.asarray(ms, dtype=float)
     q1, med, q3 = np.percentile(a, [25, 50, 75])
-    out = dict(median=float(med), q1=float(q1), q3=float(q3), min=float(a.min()),
-               max=float(a.max()), n=len(a))
-    if len(a) > MAX_SAMPLES: return out
+    out = dict(
+        median=float(med),
+        q1=float(q1),
+        q3=float(q3),
+        min=float(a.min()),
+        max=float(a.max()),
+        n=len(a),
+    )
+    if len(a) > MAX_SAMPLES:
+        return out
     return out | dict(samples=[float(f"{v:.5g}") for v in ms])
 
 # %% ../../nbs/11c_bench_timing.ipynb #68c58a10
 def time_once(fn) -> float:
     """Milliseconds of one call of `fn`, on the synchronising clock of
     `torch.utils.benchmark` (its result freed after)."""
-    t0 = clock(); out = fn(); ms = (clock() - t0) * 1e3
+    t0 = clock()
+    out = fn()
+    ms = (clock() - t0) * 1e3
     return ms
 
-def time_calls(fns:dict, # name -> zero-argument callable
-               warmup:int=1, # untimed calls of each callable first
-               runs:int=10, # timed rounds (one call of each callable per round)
-               budget_s:float=None, # seconds of timing to stop after
-              ) -> dict: # name -> `summary` in ms
+
+def time_calls(
+    fns: dict,  # name -> zero-argument callable
+    warmup: int = 1,  # untimed calls of each callable first
+    runs: int = 10,  # timed rounds (one call of each callable per round)
+    budget_s: float = None,  # seconds of timing to stop after
+) -> dict:  # name -> `summary` in ms
     """Time each callable round-robin after `warmup` untimed calls: `runs` rounds, fewer
     when `budget_s` runs out (timing stops after that many seconds, but not before
     `MIN_RUNS` rounds)."""
-    check_int('warmup', warmup, 0); check_int('runs', runs, 1)
-    budget_s = check_positive('budget_s', budget_s, none_ok=True)
+    check_int("warmup", warmup, 0)
+    check_int("runs", runs, 1)
+    budget_s = check_positive("budget_s", budget_s, none_ok=True)
     for _ in range(warmup):
-        for f in fns.values(): f()
+        for f in fns.values():
+            f()
     ms, start = {n: [] for n in fns}, clock()
     for r in range(runs):
-        for n, f in fns.items(): ms[n].append(time_once(f))
-        if budget_s is None or r + 1 < min(runs, MIN_RUNS): continue
-        if clock() - start > budget_s: break
+        for n, f in fns.items():
+            ms[n].append(time_once(f))
+        if budget_s is None or r + 1 < min(runs, MIN_RUNS):
+            continue
+        if clock() - start > budget_s:
+            break
     return {n: summary(v) for n, v in ms.items()}
 
 # %% ../../nbs/11c_bench_timing.ipynb #6faa11f5
-def time_group(step, # zero-argument callable: one decode step
-               n:int, # consecutive calls timed as one block
-              ) -> float: # mean ms per call
+def time_group(
+    step,  # zero-argument callable: one decode step
+    n: int,  # consecutive calls timed as one block
+) -> float:  # mean ms per call
     """Mean milliseconds per call of `n` consecutive calls of `step`, timed as one block
     by `torch.utils.benchmark.Timer`."""
-    check_int('n', n, 1)
-    t = Timer('step()', globals={'step': step}, num_threads=torch.get_num_threads())
+    check_int("n", n, 1)
+    t = Timer("step()", globals={"step": step}, num_threads=torch.get_num_threads())
     return t.timeit(n).mean * 1e3
 
 # %% ../../nbs/11c_bench_timing.ipynb #264578cc
-def time_alternating(make_steps, # () -> {name: zero-argument step}
-                     n:int, # steps of each stepper per round
-                     rounds:int, # rounds
-                    ) -> dict: # name -> `summary` of the ms of its single steps
+def time_alternating(
+    make_steps,  # () -> {name: zero-argument step}
+    n: int,  # steps of each stepper per round
+    rounds: int,  # rounds
+) -> dict:  # name -> `summary` of the ms of its single steps
     """Single steps of several steppers, step `i` of every one before step `i + 1`, in
     an order reversed at every step. `make_steps` is called once a round and returns
     fresh steppers for it; each name's `summary` holds `n * rounds` steps."""
-    check_int('n', n, 1); check_int('rounds', rounds, 1)
+    check_int("n", n, 1)
+    check_int("rounds", rounds, 1)
     ms = {}
     for r in range(rounds):
-        steps = make_steps(); names = list(steps)
+        steps = make_steps()
+        names = list(steps)
         for i in range(n):
-            for name in (names if (r + i) % 2 == 0 else names[::-1]):
+            for name in names if (r + i) % 2 == 0 else names[::-1]:
                 ms.setdefault(name, []).append(time_once(steps[name]))
     return {name: summary(v) for name, v in ms.items()}
 
 # %% ../../nbs/11c_bench_timing.ipynb #9a955e42
-def in_fresh_process(fn, # a function of the package, importable by its module and name
-                     threads:int, # torch threads in the new process
-                     **kw, # its keyword arguments, written as Python literals
-                    ): # what `fn` returned, through JSON
+def in_fresh_process(
+    fn,  # a function of the package, importable by its module and name
+    threads: int,  # torch threads in the new process
+    **kw,  # its keyword arguments, written as Python literals
+):  # what `fn` returned, through JSON
     "`fn(**kw)` in a fresh Python process with `threads` torch threads."
     name = fn.__name__
-    code = (f"import json, torch; torch.set_num_threads({threads}); "
-            f"from {fn.__module__} import {name}; "
-            f"print(json.dumps({name}(**{kw!r})))")
-    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    code = (
+        f"import json, torch; torch.set_num_threads({threads}); "
+        f"from {fn.__module__} import {name}; "
+        f"print(json.dumps({name}(**{kw!r})))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if r.returncode:
-        raise RuntimeError(f"{name}({kw}) failed in a fresh process:\n"
-                           f"{r.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{name}({kw}) failed in a fresh process:\n{r.stderr[-2000:]}"
+        )
     return json.loads(r.stdout.strip().splitlines()[-1])

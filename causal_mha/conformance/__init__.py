@@ -18,7 +18,9 @@ from .cases import Run, HFRun, case_table, run_case
 __all__ = ['CaseResult', 'AttentionReport', 'verify_attention', 'assert_attention', 'MultiheadAttentionAdapter']
 
 # %% ../../nbs/19_conformance.ipynb #a95052df
-def _num(v) -> str: return '-' if v is None else '0' if v == 0 else f'{v:.2g}'
+def _num(v) -> str:
+    return "-" if v is None else "0" if v == 0 else f"{v:.2g}"
+
 
 @dataclass
 class CaseResult:
@@ -27,13 +29,15 @@ class CaseResult:
     Attributes:
         verdict: 'pass', 'FAIL' or 'n/a', as the report prints it.
     """
-    name:str # the case, e.g. 'decode'
-    truth:str # what the module's outputs were compared against
-    passed:bool|None # True, False, or None when the case does not apply
-    measured:float|None=None # the largest difference (a dtype case: in its eps)
-    tolerance:float|None=None # the largest difference accepted, in the same unit
-    note:str='' # why the case does not apply, where it failed, or how it ran
-    verdict = property(lambda c: {True: 'pass', False: 'FAIL'}.get(c.passed, 'n/a'))
+
+    name: str  # the case, e.g. 'decode'
+    truth: str  # what the module's outputs were compared against
+    passed: bool | None  # True, False, or None when the case does not apply
+    measured: float | None = None  # the largest difference (a dtype case: in its eps)
+    tolerance: float | None = None  # the largest difference accepted, in the same unit
+    note: str = ""  # why the case does not apply, where it failed, or how it ran
+    verdict = property(lambda c: {True: "pass", False: "FAIL"}.get(c.passed, "n/a"))
+
 
 @dataclass
 class AttentionReport:
@@ -44,58 +48,69 @@ class AttentionReport:
         failures: the `CaseResult`s that failed.
         not_applicable: the `CaseResult`s that did not apply; each `note` says why.
     """
-    subject:str # the module checked: its class (a model's: and its attention)
-    cases:list # the `CaseResult`s
-    seconds:float # how long the check took
+
+    subject: str  # the module checked: its class (a model's: and its attention)
+    cases: list  # the `CaseResult`s
+    seconds: float  # how long the check took
     passed = property(lambda self: not self.failures)
     failures = property(lambda self: [c for c in self.cases if c.passed is False])
     not_applicable = property(lambda self: [c for c in self.cases if c.passed is None])
 
-    def __getitem__(self, name:str) -> CaseResult:
+    def __getitem__(self, name: str) -> CaseResult:
         for c in self.cases:
-            if c.name == name: return c
+            if c.name == name:
+                return c
         names = [c.name for c in self.cases]
         raise KeyError(f"no case {name!r} in this report; its cases: {names}")
 
-    def summary(self) -> str: # the subject; the cases passed, failed, not applicable
+    def summary(self) -> str:  # the subject; the cases passed, failed, not applicable
         "One line: the subject and the counts."
         n = sum(c.passed is True for c in self.cases)
-        return (f"{self.subject}: {n} passed, {len(self.failures)} failed, "
-                f"{len(self.not_applicable)} not applicable ({self.seconds:.2f} s)")
+        return (
+            f"{self.subject}: {n} passed, {len(self.failures)} failed, "
+            f"{len(self.not_applicable)} not applicable ({self.seconds:.2f} s)"
+        )
 
-    def __repr__(self): return f"AttentionReport({self.summary()})"
+    def __repr__(self):
+        return f"AttentionReport({self.summary()})"
 
     def __str__(self):
         rows = [self.summary(), f"{'case':<15} measured tolerance  verdict against"]
         for c in self.cases:
             what = f"not applicable: {c.note}" if c.passed is None else c.truth
-            rows.append(f"{c.name:<15}{_num(c.measured):>9}{_num(c.tolerance):>10}  "
-                        f"{c.verdict:<8}{what}")
-            if c.passed is not None and c.note: rows.append(f"{'-> ':>44}{c.note}")
-        return '\n'.join(rows)
+            rows.append(
+                f"{c.name:<15}{_num(c.measured):>9}{_num(c.tolerance):>10}  "
+                f"{c.verdict:<8}{what}"
+            )
+            if c.passed is not None and c.note:
+                rows.append(f"{'-> ':>44}{c.note}")
+        return "\n".join(rows)
 
 # %% ../../nbs/19_conformance.ipynb #8257f258
-def _width(module) -> int|None:
+def _width(module) -> int | None:
     "The input width the module declares: d_model, embed_dim, d_in, n_embd, a config's."
-    for a in ('d_model', 'embed_dim', 'd_in', 'n_embd'):
-        if type(v := getattr(module, a, None)) is int: return v
-    return getattr(getattr(module, 'config', None), 'hidden_size', None)
+    for a in ("d_model", "embed_dim", "d_in", "n_embd"):
+        if type(v := getattr(module, a, None)) is int:
+            return v
+    return getattr(getattr(module, "config", None), "hidden_size", None)
 
-def verify_attention(module:nn.Module, # the attention to check (a float64 copy runs)
-                     *,
-                     cache:Callable|None=None, # makes a fresh empty cache: `KVCache`
-                     grad_cache:Callable|None=None, # one for gradients (None: `cache`)
-                     D:int|None=None, # input width (None: the module's `d_model`, ...)
-                     T:int=8, # positions of the test sequences (>= window + 3)
-                     window:int|None=None, # the window (None: attribute `window`)
-                     unbatched:bool=False, # the module takes one sequence [T, D]
-                     reference:Callable|None=None, # `reference(module, x)`: the formula
-                     dtypes:tuple=(torch.float32, torch.bfloat16), # dtypes measured
-                     float64_eps:float=64, # float64 tolerance: eps x max |output|
-                     dtype_eps:float=16, # a dtype's tolerance: its eps x max |output|
-                     cases:tuple|None=None, # names of the cases to run (None: all)
-                     seed:int=0, # seed of the random inputs
-                    ) -> AttentionReport:
+
+def verify_attention(
+    module: nn.Module,  # the attention to check (a float64 copy runs)
+    *,
+    cache: Callable | None = None,  # makes a fresh empty cache: `KVCache`
+    grad_cache: Callable | None = None,  # one for gradients (None: `cache`)
+    D: int | None = None,  # input width (None: the module's `d_model`, ...)
+    T: int = 8,  # positions of the test sequences (>= window + 3)
+    window: int | None = None,  # the window (None: attribute `window`)
+    unbatched: bool = False,  # the module takes one sequence [T, D]
+    reference: Callable | None = None,  # `reference(module, x)`: the formula
+    dtypes: tuple = (torch.float32, torch.bfloat16),  # dtypes measured
+    float64_eps: float = 64,  # float64 tolerance: eps x max |output|
+    dtype_eps: float = 16,  # a dtype's tolerance: its eps x max |output|
+    cases: tuple | None = None,  # names of the cases to run (None: all)
+    seed: int = 0,  # seed of the random inputs
+) -> AttentionReport:
     """Check causal self-attention `module` against float64 truth, case by case.
 
     The cases: 'causal', 'batch', 'left pad', 'right pad', 'pads causal', 'decode',
@@ -121,53 +136,85 @@ def verify_attention(module:nn.Module, # the attention to check (a float64 copy 
     if not isinstance(module, nn.Module):
         raise TypeError(f"module must be an nn.Module, got {type(module).__name__}")
     who, params = type(module).__name__, inspect.signature(module.forward).parameters
-    if {'query', 'key', 'value'} <= set(params):
-        raise TypeError(f"{who}.forward takes (query, key, value): wrap it in "
-                        f"MultiheadAttentionAdapter(module) to check it")
+    if {"query", "key", "value"} <= set(params):
+        raise TypeError(
+            f"{who}.forward takes (query, key, value): wrap it in "
+            f"MultiheadAttentionAdapter(module) to check it"
+        )
     fns = dict(cache=cache, grad_cache=grad_cache, reference=reference)
     for name, f in fns.items():
         if not (f is None or callable(f)):
-            raise TypeError(f"{name} must be callable (a function or a class) or None, "
-                            f"got {f!r}")
-    check_bool('unbatched', unbatched)
-    T, seed = check_int('T', T, 2), check_int('seed', seed, 0)
-    f64, fdt = (check_positive(n, v) for n, v in (('float64_eps', float64_eps),
-                                                   ('dtype_eps', dtype_eps)))
-    if window is not None: window = check_int('window', window, 1)
-    elif type(getattr(module, 'window', None)) is int: window = module.window
+            raise TypeError(
+                f"{name} must be callable (a function or a class) or None, got {f!r}"
+            )
+    check_bool("unbatched", unbatched)
+    T, seed = check_int("T", T, 2), check_int("seed", seed, 0)
+    f64, fdt = (
+        check_positive(n, v)
+        for n, v in (("float64_eps", float64_eps), ("dtype_eps", dtype_eps))
+    )
+    if window is not None:
+        window = check_int("window", window, 1)
+    elif type(getattr(module, "window", None)) is int:
+        window = module.window
     T = T if window is None else max(T, window + 3)
-    if not (isinstance(dtypes, (tuple, list)) and all(isinstance(d, torch.dtype) and
-            d.is_floating_point and d != torch.float64 for d in dtypes)):
-        raise ValueError(f"dtypes must be a tuple of floating torch dtypes other than "
-                         f"float64, got {dtypes!r}")
+    if not (
+        isinstance(dtypes, (tuple, list))
+        and all(
+            isinstance(d, torch.dtype) and d.is_floating_point and d != torch.float64
+            for d in dtypes
+        )
+    ):
+        raise ValueError(
+            f"dtypes must be a tuple of floating torch dtypes other than "
+            f"float64, got {dtypes!r}"
+        )
     table = case_table(dtypes)
     if cases is not None and not (isinstance(cases, tuple) and {*cases} <= {*table}):
         raise ValueError(f"cases must be a tuple of names in {[*table]}, got {cases!r}")
-    D = _width(module) if D is None else check_int('D', D, 1)
-    if D is None: raise ValueError(f"{who} declares no input width (d_model, embed_dim,"
-                                   f" d_in, n_embd or config.hidden_size): pass D")
-    if type(L := getattr(module, 'context_length', None)) is int and T > L:
+    D = _width(module) if D is None else check_int("D", D, 1)
+    if D is None:
+        raise ValueError(
+            f"{who} declares no input width (d_model, embed_dim,"
+            f" d_in, n_embd or config.hidden_size): pass D"
+        )
+    if type(L := getattr(module, "context_length", None)) is int and T > L:
         raise ValueError(f"T={T} positions exceed {who}'s context_length={L}")
-    hf = hasattr(module, 'config') and 'inputs_embeds' in params and (   # transformers'
-        'cache' in params or 'past_key_values' in params)
-    if hf and unbatched: raise ValueError("unbatched=True, but the model takes batches")
-    if cache is not None and not hf and 'cache' not in params:
+    hf = (
+        hasattr(module, "config")
+        and "inputs_embeds" in params
+        and (  # transformers'
+            "cache" in params or "past_key_values" in params
+        )
+    )
+    if hf and unbatched:
+        raise ValueError("unbatched=True, but the model takes batches")
+    if cache is not None and not hf and "cache" not in params:
         raise ValueError(f"cache={cache!r} given, but {who}.forward takes no cache")
     args = (grad_cache, unbatched, D, T, window, f64, fdt, seed, reference)
     r = HFRun(module, cache, *args) if hf else Run(module, cache, *args)
     try:
-        with torch.no_grad(): r.start()
+        with torch.no_grad():
+            r.start()
     except Exception as e:
-        hint = '' if unbatched else " (a module of one sequence [T, D]: unbatched=True)"
-        raise RuntimeError(f"verify_attention: {r.who} raised {type(e).__name__} on the"
-                           f" test batch [2, {T}, {D}] in float64{hint}: {e}") from e
-    results = [CaseResult(name, case.__doc__, *run_case(case, r))
-               for name, case in table.items() if cases is None or name in cases]
+        hint = "" if unbatched else " (a module of one sequence [T, D]: unbatched=True)"
+        raise RuntimeError(
+            f"verify_attention: {r.who} raised {type(e).__name__} on the"
+            f" test batch [2, {T}, {D}] in float64{hint}: {e}"
+        ) from e
+    results = [
+        CaseResult(name, case.__doc__, *run_case(case, r))
+        for name, case in table.items()
+        if cases is None or name in cases
+    ]
     return AttentionReport(r.who, results, time.perf_counter() - t0)
 
+
 @delegates(verify_attention)
-def assert_attention(module:nn.Module, # the attention to check (a float64 copy runs)
-                     **kwargs):
+def assert_attention(
+    module: nn.Module,  # the attention to check (a float64 copy runs)
+    **kwargs,
+):
     """`verify_attention(module, **kwargs)` in a test: raise naming the failed cases.
 
     Returns:
@@ -178,9 +225,10 @@ def assert_attention(module:nn.Module, # the attention to check (a float64 copy 
             cases (measured, tolerance, truth, where). Else as `verify_attention`.
     """
     report = verify_attention(module, **kwargs)
-    if report.passed: return report
-    rows = str(replace(report, cases=report.failures)).split('\n')[1:]   # failed rows
-    raise AssertionError('\n'.join([report.summary() + '; failed:'] + rows))
+    if report.passed:
+        return report
+    rows = str(replace(report, cases=report.failures)).split("\n")[1:]  # failed rows
+    raise AssertionError("\n".join([report.summary() + "; failed:"] + rows))
 
 # %% ../../nbs/19_conformance.ipynb #1c6f6646
 class MultiheadAttentionAdapter(nn.Module):
@@ -195,40 +243,50 @@ class MultiheadAttentionAdapter(nn.Module):
         ValueError: in `forward`, `attention_mask` is not `[B, T]` of 0/1 with a real
             token in each row.
     """
-    def __init__(self, mha:nn.Module, # nn.MultiheadAttention, or one with its call
-                ):
-        super().__init__()
-        D = getattr(mha, 'embed_dim', None)
-        if not isinstance(mha, nn.Module) or type(D) != int:
-            raise TypeError(f"mha must be an nn.MultiheadAttention-style module with "
-                            f"an int embed_dim, got {type(mha).__name__}")
-        self.mha, self.d_model, self.n_heads = mha, D, getattr(mha, 'num_heads', 1)
 
-    def forward(self,
-                x:Tensor, # [B, T, D] the sequences
-                cache=None, # must be None: the module keeps no cache
-                *,
-                attention_mask:Tensor|None=None, # [B, T] bool or 0/1; True/1: real
-               ) -> Tensor: # [B, T, D]; a pad's output is 0
+    def __init__(
+        self,
+        mha: nn.Module,  # nn.MultiheadAttention, or one with its call
+    ):
+        super().__init__()
+        D = getattr(mha, "embed_dim", None)
+        if not isinstance(mha, nn.Module) or type(D) != int:
+            raise TypeError(
+                f"mha must be an nn.MultiheadAttention-style module with "
+                f"an int embed_dim, got {type(mha).__name__}"
+            )
+        self.mha, self.d_model, self.n_heads = mha, D, getattr(mha, "num_heads", 1)
+
+    def forward(
+        self,
+        x: Tensor,  # [B, T, D] the sequences
+        cache=None,  # must be None: the module keeps no cache
+        *,
+        attention_mask: Tensor | None = None,  # [B, T] bool or 0/1; True/1: real
+    ) -> Tensor:  # [B, T, D]; a pad's output is 0
         "The module's causal self-attention of `x`."
         who, D = type(self.mha).__name__, self.d_model
-        if cache is not None: raise TypeError(f"{who} keeps no cache: pass cache=None")
+        if cache is not None:
+            raise TypeError(f"{who} keeps no cache: pass cache=None")
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != D:
             raise TypeError(f"x must be a tensor [B, T, {D}], got {shape_of(x)}")
         T, dev = x.shape[1], x.device
         hide = torch.ones(T, T, dtype=torch.bool, device=dev).triu(1)  # True: not seen
         mask = attention_mask
-        pad = None if mask is None else ~check_attention_mask(mask, x)     # [B, T]
-        if pad is not None:                                            # sees itself
+        pad = None if mask is None else ~check_attention_mask(mask, x)  # [B, T]
+        if pad is not None:  # sees itself
             eye = torch.eye(T, dtype=torch.bool, device=dev)
             hide = (hide | (pad[:, None, :] & ~eye)).repeat_interleave(self.n_heads, 0)
-        first = getattr(self.mha, 'batch_first', False)
+        first = getattr(self.mha, "batch_first", False)
         seq = x if first else x.transpose(0, 1)
         out = self.mha(seq, seq, seq, attn_mask=hide, need_weights=False)[0]
         out = out if first else out.transpose(0, 1)
         return out if pad is None else out.masked_fill(pad[..., None], 0)
 
-for _o in (CaseResult, AttentionReport): document(_o, _o)
+
+for _o in (CaseResult, AttentionReport):
+    document(_o, _o)
 document(MultiheadAttentionAdapter, MultiheadAttentionAdapter.__init__)
-for _f in (MultiheadAttentionAdapter.forward, verify_attention): document(_f)
-document(assert_attention, verify_attention)   # its keywords are verify_attention's
+for _f in (MultiheadAttentionAdapter.forward, verify_attention):
+    document(_f)
+document(assert_attention, verify_attention)  # its keywords are verify_attention's

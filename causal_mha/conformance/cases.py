@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 from torch.autograd.gradcheck import GradcheckError
 from ..ground import shape_of
+
 # the behavioural tests of 4.5; like them, this module imports no attention class
 from ..checks import verify_causal, influence
 
@@ -17,28 +18,34 @@ from ..checks import verify_causal, influence
 __all__ = ['case_table', 'run_case']
 
 # %% ../../nbs/19a_conformance_cases.ipynb #4bdbee9a
-class _NotApplicable(Exception): "The case does not apply; the message says why."
+class _NotApplicable(Exception):
+    "The case does not apply; the message says why."
 
-def _need(ok:bool, why:str):
-    if not ok: raise _NotApplicable(why)
+
+def _need(ok: bool, why: str):
+    if not ok:
+        raise _NotApplicable(why)
+
 
 class Run:
     """The module under test (a float64 copy in eval mode), called as `Attention` is,
     and what every case reads: sizes, seeded inputs, the full pass, tolerances."""
-    def __init__(self, module, cache, grad_cache, unbatched, D, T, window, f64, fdt,
-                 seed, ref):
+
+    def __init__(
+        self, module, cache, grad_cache, unbatched, D, T, window, f64, fdt, seed, ref
+    ):
         self.who, self.module = type(module).__name__, copy.deepcopy(module).double()
         self.module.eval()
         params = inspect.signature(module.forward).parameters
-        self.takes_cache = 'cache' in params and not unbatched
-        self.takes_mask = 'attention_mask' in params and not unbatched
+        self.takes_cache = "cache" in params and not unbatched
+        self.takes_mask = "attention_mask" in params and not unbatched
         self.factory, self.grad_factory, self.unbatched = cache, grad_cache, unbatched
         self.D, self.T, self.window, self.seed, self.reference = D, T, window, seed, ref
         self.float64_eps, self.dtype_eps = f64, fdt
         self.gen = torch.Generator().manual_seed(seed)
         p = next(iter(self.module.parameters()), None)
-        self.device = torch.device('cpu') if p is None else p.device
-        self.steps = [T // 2] + [1] * (T - T // 2)      # decoding: prefill, 1 a call
+        self.device = torch.device("cpu") if p is None else p.device
+        self.steps = [T // 2] + [1] * (T - T // 2)  # decoding: prefill, 1 a call
 
     def start(self):
         "The test batch [2, T, D] and its full pass [2, T, D'], most cases' truth."
@@ -46,28 +53,34 @@ class Run:
         self.full = self(self.x)
         return self
 
-    def __call__(self, x:Tensor, cache=None, mask:Tensor|None=None) -> Tensor:
+    def __call__(self, x: Tensor, cache=None, mask: Tensor | None = None) -> Tensor:
         "`module(x, cache=cache, attention_mask=mask)`, each passed only when not None."
-        if self.unbatched: return self.checked(torch.stack([*map(self.module, x)]), x)
-        kw = {} if cache is None else {'cache': cache}
-        if mask is not None: kw['attention_mask'] = mask
+        if self.unbatched:
+            return self.checked(torch.stack([*map(self.module, x)]), x)
+        kw = {} if cache is None else {"cache": cache}
+        if mask is not None:
+            kw["attention_mask"] = mask
         return self.checked(self.module(x, **kw), x)
 
-    def checked(self, out, x:Tensor) -> Tensor:
+    def checked(self, out, x: Tensor) -> Tensor:
         "The module's output, refused unless it is one tensor [B, T, D'] (x's B, T)."
         if isinstance(out, (tuple, list)):
-            raise TypeError(f"{self.who} returned a {type(out).__name__} of {len(out)} "
-                            f"items, not one tensor [B, T, D']: wrap it to return one")
+            raise TypeError(
+                f"{self.who} returned a {type(out).__name__} of {len(out)} "
+                f"items, not one tensor [B, T, D']: wrap it to return one"
+            )
         if not isinstance(out, Tensor) or out.ndim != 3 or out.shape[:2] != x.shape[:2]:
-            raise ValueError(f"{self.who} must return a tensor [B, T, D'] with x's "
-                             f"[B, T] = {list(x.shape[:2])}, got {shape_of(out)}")
+            raise ValueError(
+                f"{self.who} must return a tensor [B, T, D'] with x's "
+                f"[B, T] = {list(x.shape[:2])}, got {shape_of(out)}"
+            )
         return out
 
-    def new_cache(self, grad:bool=False):
+    def new_cache(self, grad: bool = False):
         "A fresh cache from the caller's factory (for gradients: `grad_cache`'s)."
         return (self.grad_factory if grad and self.grad_factory else self.factory)()
 
-    def rand(self, B:int, T:int) -> Tensor:
+    def rand(self, B: int, T: int) -> Tensor:
         "A seeded standard normal input [B, T, D], float64, on the module's device."
         x = torch.randn(B, T, self.D, generator=self.gen, dtype=torch.float64)
         return x.to(self.device)
@@ -75,101 +88,133 @@ class Run:
     def padded(self) -> Tensor:
         "[2, T] bool, True = real: row 0 with two pads first, row 1 ending at T // 2."
         m = torch.ones(2, self.T, dtype=torch.bool, device=self.device)
-        m[0, :2], m[1, self.T // 2 + 1:] = False, False
+        m[0, :2], m[1, self.T // 2 + 1 :] = False, False
         return m
 
-    def tol(self, ref:Tensor) -> float:
+    def tol(self, ref: Tensor) -> float:
         "`float64_eps` units of float64 rounding times the largest |output| (>= 1)."
         big = max(1.0, ref.abs().nan_to_num(0, 0, 0).max().item())
         return self.float64_eps * torch.finfo(torch.float64).eps * big
 
-    def compare(self, got:Tensor, ref:Tensor, keep:Tensor|None=None) -> tuple:
+    def compare(self, got: Tensor, ref: Tensor, keep: Tensor | None = None) -> tuple:
         "A case's result: max |got - ref| over the positions `keep` [B, T] marks."
-        d = (got - ref).abs().amax(-1)                                  # [B, T]
-        if keep is not None: d = d.masked_fill(~keep, 0)
+        d = (got - ref).abs().amax(-1)  # [B, T]
+        if keep is not None:
+            d = d.masked_fill(~keep, 0)
         tol, worst = self.tol(ref), d.max().item()
-        over = [tuple(p) for p in (~(d <= tol)).nonzero().tolist()]    # NaN is over
+        over = [tuple(p) for p in (~(d <= tol)).nonzero().tolist()]  # NaN is over
         return not over, worst, tol, f"over at (row, position) {over[:4]}" * bool(over)
 
-    def cached(self, x:Tensor, sizes, mask=None, cache=None) -> Tensor:
+    def cached(self, x: Tensor, sizes, mask=None, cache=None) -> Tensor:
         "The outputs of `x` fed in blocks of `sizes` through one cache (a fresh one)."
         cache, outs, a = self.new_cache() if cache is None else cache, [], 0
         for n in sizes:
-            m = None if mask is None else mask[:, a:a + n]
-            outs.append(self(x[:, a:a + n], cache, m))
+            m = None if mask is None else mask[:, a : a + n]
+            outs.append(self(x[:, a : a + n], cache, m))
             a += n
         return torch.cat(outs, 1)
 
+
 class HFRun(Run):
     "A Hugging Face causal LM: `inputs_embeds` in, logits out; padding as by generate."
+
     def __init__(self, model, cache, *args):
         super().__init__(model, cache, *args)
         self.takes_cache = self.takes_mask = True
         params = inspect.signature(model.forward).parameters
-        self.cache_arg = 'cache' if 'cache' in params else 'past_key_values'  # 5: cache
-        impl = getattr(model.config, '_attn_implementation', None)
+        self.cache_arg = "cache" if "cache" in params else "past_key_values"  # 5: cache
+        impl = getattr(model.config, "_attn_implementation", None)
         self.who += f"(attn_implementation={impl!r})"
-        if cache is None:                                           # the model's own
+        if cache is None:  # the model's own
             from transformers import DynamicCache
+
             self.factory = lambda: DynamicCache(config=self.module.config)
 
-    def __call__(self, x:Tensor, cache=None, mask:Tensor|None=None, whole:bool=False):
+    def __call__(
+        self, x: Tensor, cache=None, mask: Tensor | None = None, whole: bool = False
+    ):
         "With `whole`, `mask` is passed as it is: the mask of held and new positions."
         B, T = x.shape[:2]
         kw = dict(inputs_embeds=x, use_cache=cache is not None)
-        if cache is not None: kw[self.cache_arg] = cache.kv
-        held = None if cache is None else cache.mask                    # [B, S] or None
-        if whole: kw['attention_mask'] = mask
+        if cache is not None:
+            kw[self.cache_arg] = cache.kv
+        held = None if cache is None else cache.mask  # [B, S] or None
+        if whole:
+            kw["attention_mask"] = mask
         elif mask is not None or held is not None:
             new = x.new_ones(B, T, dtype=torch.long) if mask is None else mask.long()
             full = new if held is None else torch.cat((held, new), 1)
-            pos = (full.cumsum(1) - 1).masked_fill(full == 0, 1)        # as generate
+            pos = (full.cumsum(1) - 1).masked_fill(full == 0, 1)  # as generate
             kw |= dict(attention_mask=full, position_ids=pos[:, -T:])
         out = self.checked(self.module(**kw).logits, x)
-        if cache is not None and 'position_ids' in kw: cache.mask = kw['attention_mask']
+        if cache is not None and "position_ids" in kw:
+            cache.mask = kw["attention_mask"]
         return out
 
-    def new_cache(self, grad:bool=False):
+    def new_cache(self, grad: bool = False):
         "The model's cache, and the mask of the positions it holds (None: no padding)."
         return SimpleNamespace(kv=super().new_cache(grad), mask=None)
 
+
 class _Bound(nn.Module):
     "The module under test with a fixed mask, as `verify_causal` calls a module."
+
     def __init__(self, run, mask=None):
         super().__init__()
-        self.inner, self.run, self.mask = run.module, run, mask     # inner: its device
-    def forward(self, x): return self.run(x, mask=self.mask)
+        self.inner, self.run, self.mask = run.module, run, mask  # inner: its device
+
+    def forward(self, x):
+        return self.run(x, mask=self.mask)
+
 
 def _need_cache(r):
     _need(r.takes_cache, "forward takes no cache")
     _need(r.factory is not None, "no cache factory given (cache=)")
 
-def _need_mask(r): _need(r.takes_mask, "forward takes no attention_mask")
+
+def _need_mask(r):
+    _need(r.takes_mask, "forward takes no attention_mask")
 
 # %% ../../nbs/19a_conformance_cases.ipynb #5bd3712c
-def _causal(r, mask:Tensor|None=None) -> tuple:
+def _causal(r, mask: Tensor | None = None) -> tuple:
     "`verify_causal` on the batch (and `mask`): the last half moves, the first may not."
     tol = r.tol(r(r.x, mask=mask))
-    rep = verify_causal(_Bound(r, mask), B=2, T=r.T, D=r.D, n_future=r.T // 2,
-                        seed=r.seed, dtype=None, atol=tol)
-    note = (f"positions {rep.leaks} depend on later inputs" if rep.leaks else
-            f"output not finite at positions {rep.nonfinite}" if rep.nonfinite else '')
+    rep = verify_causal(
+        _Bound(r, mask),
+        B=2,
+        T=r.T,
+        D=r.D,
+        n_future=r.T // 2,
+        seed=r.seed,
+        dtype=None,
+        atol=tol,
+    )
+    note = (
+        f"positions {rep.leaks} depend on later inputs"
+        if rep.leaks
+        else f"output not finite at positions {rep.nonfinite}"
+        if rep.nonfinite
+        else ""
+    )
     return rep.passed, max(rep.max_prefix_diff, rep.max_future_grad), tol, note
+
 
 def _case_causal(r):
     "outputs as later inputs change (verify_causal)"
     return _causal(r)
 
+
 def _case_batch(r):
     "each row run alone"
     x = r.rand(3, r.T)
-    return r.compare(r(x), torch.cat([r(x[i:i + 1]) for i in range(3)]))
+    return r.compare(r(x), torch.cat([r(x[i : i + 1]) for i in range(3)]))
 
-def _pad_case(r, left:bool) -> tuple:
+
+def _pad_case(r, left: bool) -> tuple:
     "A row of T - 2 positions and 2 pads, beside an unpadded row, each against itself."
     _need_mask(r)
     real, pads, other = r.rand(1, r.T - 2), r.rand(1, 2), r.rand(1, r.T)
-    keep = torch.ones(2, r.T, dtype=torch.bool, device=r.device)       # True = real
+    keep = torch.ones(2, r.T, dtype=torch.bool, device=r.device)  # True = real
     keep[0, slice(0, 2) if left else slice(-2, None)] = False
     row = torch.cat((pads, real) if left else (real, pads), 1)
     y = r(torch.cat((row, other)), mask=keep)
@@ -177,34 +222,42 @@ def _pad_case(r, left:bool) -> tuple:
     alone[0, keep[0]], alone[1] = r(real)[0], r(other)[0]
     return r.compare(y, alone, keep)
 
+
 def _case_left_pad(r):
     "the row alone, without its left pads"
     return _pad_case(r, left=True)
 
+
 def _case_right_pad(r):
     "the row alone, without its right pads"
     return _pad_case(r, left=False)
+
 
 def _case_pads_causal(r):
     "outputs, pads' too, as later inputs change"
     _need_mask(r)
     return _causal(r, r.padded())
 
+
 def _case_decode(r):
     "the full pass; a prefill, then 1 position a call"
     _need_cache(r)
     return r.compare(r.cached(r.x, r.steps), r.full)
 
+
 def _case_chunked(r):
     "the full pass; blocks of 3, 2, 1, 3, ... positions"
     _need_cache(r)
     sizes = []
-    while sum(sizes) < r.T: sizes.append(min(3 - len(sizes) % 3, r.T - sum(sizes)))
+    while sum(sizes) < r.T:
+        sizes.append(min(3 - len(sizes) % 3, r.T - sum(sizes)))
     return r.compare(r.cached(r.x, sizes), r.full)
+
 
 def _case_padded_decode(r):
     "the padded full pass; a row ends early"
-    _need_cache(r); _need_mask(r)
+    _need_cache(r)
+    _need_mask(r)
     mask = r.padded()
     return r.compare(r.cached(r.x, r.steps, mask), r(r.x, mask=mask))
 
@@ -213,10 +266,10 @@ def _case_window(r):
     "influence 0 before each output's window, not in it"
     W = r.window
     _need(W is not None, "declares no window (attribute `window`, or window=)")
-    dep = influence(_Bound(r), B=2, T=r.T, D=r.D, seed=r.seed, dtype=None)   # [T, T]
+    dep = influence(_Bound(r), B=2, T=r.T, D=r.D, seed=r.seed, dtype=None)  # [T, T]
     i, j = torch.arange(r.T)[:, None], torch.arange(r.T)
     inside, tol = (j <= i) & (j > i - W), r.tol(r.full)
-    before = dep.masked_fill(inside | (j > i), 0)                       # j <= i - W
+    before = dep.masked_fill(inside | (j > i), 0)  # j <= i - W
     seen = [tuple(p) for p in (~(before <= tol)).nonzero().tolist()]
     unused = [tuple(p) for p in (inside & ~(dep > 0)).nonzero().tolist()]
     note = f"outputs i see inputs j before the window: (i, j) {seen[:4]}" * bool(seen)
@@ -224,31 +277,47 @@ def _case_window(r):
         note = f"outputs i ignore inputs j in the window: (i, j) {unused[:4]}"
     return not note, before.max().item(), tol, note
 
-def _formula(m, x:Tensor, window:int|None) -> Tensor:
+
+def _formula(m, x: Tensor, window: int | None) -> Tensor:
     "softmax(q k^T * scale + mask) v written out from `Attention`'s layout: [B, T, D]."
     T, H = x.shape[1], m.n_heads
-    q, k, v = m.project(x)                                          # [B, H | Hkv, T, d]
+    q, k, v = m.project(x)  # [B, H | Hkv, T, d]
     t = torch.arange(T, device=x.device)
-    if m.rotary is not None: q, k = m.rotate_qk(q, k, t)
+    if m.rotary is not None:
+        q, k = m.rotate_qk(q, k, t)
     G = H // k.shape[1]
-    k, v = k.repeat_interleave(G, 1), v.repeat_interleave(G, 1)     # head h: kv h // G
+    k, v = k.repeat_interleave(G, 1), v.repeat_interleave(G, 1)  # head h: kv h // G
     s = q @ k.transpose(-2, -1) * (m.query_scale or q.shape[-1] ** -0.5)
-    if m.softcap: s = m.softcap * torch.tanh(s / m.softcap)
+    if m.softcap:
+        s = m.softcap * torch.tanh(s / m.softcap)
     seen = (t <= t[:, None]) & (t > t[:, None] - (window or T))
-    s = s.masked_fill(~seen, -math.inf)                             # [B, H, T, T]
-    if m.sinks is not None:                                         # one more logit
+    s = s.masked_fill(~seen, -math.inf)  # [B, H, T, T]
+    if m.sinks is not None:  # one more logit
         s = torch.cat((s, m.sinks.view(1, H, 1, 1).expand(*s.shape[:3], 1)), -1)
-    w = s.softmax(-1)[..., :T]                                      # a sink: no value
+    w = s.softmax(-1)[..., :T]  # a sink: no value
     return m.out_proj((w @ v).transpose(1, 2).flatten(2))
 
-_LAYOUT = ('project', 'out_proj', 'n_heads', 'rotary', 'rotate_qk', 'query_scale',
-           'softcap', 'sinks')                                      # `Attention`'s
 
-def _truth(r) -> Tensor|None:
+_LAYOUT = (
+    "project",
+    "out_proj",
+    "n_heads",
+    "rotary",
+    "rotate_qk",
+    "query_scale",
+    "softcap",
+    "sinks",
+)  # `Attention`'s
+
+
+def _truth(r) -> Tensor | None:
     "The formula's outputs: `reference`'s, or written out; None without either."
-    if r.reference is not None: return r.reference(r.module, r.x)
-    if not all(hasattr(r.module, a) for a in _LAYOUT): return None
+    if r.reference is not None:
+        return r.reference(r.module, r.x)
+    if not all(hasattr(r.module, a) for a in _LAYOUT):
+        return None
     return _formula(r.module, r.x, r.window)
+
 
 def _case_formula(r):
     "softmax(q k^T * scale + mask) v, written out"
@@ -256,105 +325,144 @@ def _case_formula(r):
     _need(ref is not None, "not `Attention`'s layout (project...): pass reference=")
     return r.compare(r.full, ref)
 
+
 def _case_kv_heads(r):
     "that formula, decoding through the cache"
-    m, c = r.module, getattr(r.module, 'config', None)
-    H = getattr(m, 'n_heads', getattr(c, 'num_attention_heads', None))
-    Hkv = getattr(m, 'n_kv_heads', getattr(c, 'num_key_value_heads', None))
+    m, c = r.module, getattr(r.module, "config", None)
+    H = getattr(m, "n_heads", getattr(c, "num_attention_heads", None))
+    Hkv = getattr(m, "n_kv_heads", getattr(c, "num_key_value_heads", None))
     _need(type(Hkv) is int and Hkv < H, "no grouped kv heads (n_kv_heads < n_heads)")
     _need_cache(r)
     ref = _truth(r)
-    _need(ref is not None, f"{H} query heads share {Hkv} kv heads, but there is no "
-                           "formula (see formula); decode and padding cover them")
+    _need(
+        ref is not None,
+        f"{H} query heads share {Hkv} kv heads, but there is no "
+        "formula (see formula); decode and padding cover them",
+    )
     return r.compare(r.cached(r.x, r.steps), ref)
 
 # %% ../../nbs/19a_conformance_cases.ipynb #5236e050
-def _gradcheck(r, f, x:Tensor) -> tuple:
+def _gradcheck(r, f, x: Tensor) -> tuple:
     "`gradcheck` of `f` at `x` (fast mode); steps of 1e-3 if float64 steps see float32."
     u = torch.randn(x.shape, generator=r.gen, dtype=x.dtype).to(x.device)
-    slope = lambda h: (f(x + h * u) - f(x - h * u)) / (2 * h)      # along u
+
+    def slope(h):
+        return (f(x + h * u) - f(x - h * u)) / (2 * h)  # along u
+
     fine, coarse = slope(1e-6), slope(1e-4)
     gap = (fine - coarse).abs().max().item() / max(1.0, coarse.abs().max().item())
-    eps, atol, rtol, note = 1e-6, 1e-5, 1e-3, ''
-    if not gap <= 1e-5:                                             # float32 inside
+    eps, atol, rtol, note = 1e-6, 1e-5, 1e-3, ""
+    if not gap <= 1e-5:  # float32 inside
         eps, atol, rtol = 1e-3, 1e-3, 1e-2
-        note = (f"part of the module computes in float32: slopes at steps 1e-6 and "
-                f"1e-4 differ by {gap:.1g}, so gradcheck used steps of 1e-3, rtol 1e-2")
+        note = (
+            f"part of the module computes in float32: slopes at steps 1e-6 and "
+            f"1e-4 differ by {gap:.1g}, so gradcheck used steps of 1e-3, rtol 1e-2"
+        )
     with torch.enable_grad():
-        try: torch.autograd.gradcheck(f, (x.requires_grad_(),), eps=eps, atol=atol,
-                                      rtol=rtol, fast_mode=True)
+        try:
+            torch.autograd.gradcheck(
+                f, (x.requires_grad_(),), eps=eps, atol=atol, rtol=rtol, fast_mode=True
+            )
         except GradcheckError as e:
-            return False, None, None, f"{note}; " * bool(note) + str(e).split('\n')[0]
+            return False, None, None, f"{note}; " * bool(note) + str(e).split("\n")[0]
     return True, None, None, note
+
 
 def _case_gradcheck(r):
     "finite differences (gradcheck)"
     return _gradcheck(r, r, r.rand(1, 3))
 
+
 def _case_gradcheck_cache(r):
     "finite differences; a prefill and a step, cached"
     _need_cache(r)
-    f = lambda x: r.cached(x, (2, 1), cache=r.new_cache(grad=True))
-    try: return _gradcheck(r, f, r.rand(1, 3))
+
+    def f(x):
+        return r.cached(x, (2, 1), cache=r.new_cache(grad=True))
+
+    try:
+        return _gradcheck(r, f, r.rand(1, 3))
     except RuntimeError as e:
-        _need(r.grad_factory is not None,
-              f"backward through the cache raised ({str(e)[:50]}...): pass grad_cache=")
+        _need(
+            r.grad_factory is not None,
+            f"backward through the cache raised ({str(e)[:50]}...): pass grad_cache=",
+        )
         raise
 
 # %% ../../nbs/19a_conformance_cases.ipynb #606c470f
 def _undo(r, bad_call) -> tuple:
     "Decoding after `bad_call(cache)` (which must raise) against decoding without it."
     cache = r.new_cache()
-    first = r(r.x[:, :r.steps[0]], cache)
-    try: bad_call(cache)
-    except _NotApplicable: raise
-    except Exception: pass
-    else: return False, None, None, "the call returned instead of raising"
-    rest = r.cached(r.x[:, r.steps[0]:], r.steps[1:], cache=cache)
+    first = r(r.x[:, : r.steps[0]], cache)
+    try:
+        bad_call(cache)
+    except _NotApplicable:
+        raise
+    except Exception:
+        pass
+    else:
+        return False, None, None, "the call returned instead of raising"
+    rest = r.cached(r.x[:, r.steps[0] :], r.steps[1:], cache=cache)
     return r.compare(torch.cat((first, rest), 1), r.cached(r.x, r.steps))
+
 
 def _case_undo_mask(r):
     "decoding without a call with a short mask"
-    _need_cache(r); _need_mask(r)
-    P, x = r.T // 2, r.x[:, r.T // 2:r.T // 2 + 2]
-    short = torch.ones(2, 1, dtype=torch.long, device=r.device)    # 1 entry for 2
-    if isinstance(r, HFRun):                                       # a model: P + 2
+    _need_cache(r)
+    _need_mask(r)
+    P, x = r.T // 2, r.x[:, r.T // 2 : r.T // 2 + 2]
+    short = torch.ones(2, 1, dtype=torch.long, device=r.device)  # 1 entry for 2
+    if isinstance(r, HFRun):  # a model: P + 2
         return _undo(r, lambda c: r(x, c, short.expand(2, P + 1), whole=True))
     return _undo(r, lambda c: r(x, c, short.bool()))
+
 
 def _case_undo_overflow(r):
     "decoding without a call past context_length"
     _need_cache(r)
-    L = getattr(r.module, 'context_length', None)
+    L = getattr(r.module, "context_length", None)
     _need(isinstance(L, int), "declares no context_length")
     return _undo(r, lambda c: r(r.rand(2, L - r.T // 2 + 1), c))
+
 
 def _case_undo_error(r):
     "decoding without a call that raised inside"
     _need_cache(r)
-    order, m = [], r.module                          # the last leaf submodule to run
-    hooks = [s.register_forward_hook(lambda mod, *_: order.append(mod))
-             for s in m.modules() if s is not m and next(s.children(), None) is None]
-    try: r(r.x[:, :1])
+    order, m = [], r.module  # the last leaf submodule to run
+    hooks = [
+        s.register_forward_hook(lambda mod, *_: order.append(mod))
+        for s in m.modules()
+        if s is not m and next(s.children(), None) is None
+    ]
+    try:
+        r(r.x[:, :1])
     finally:
-        for h in hooks: h.remove()
+        for h in hooks:
+            h.remove()
     _need(bool(order), "no submodule to raise in")
+
     def bad(cache):
-        def boom(*_): raise RuntimeError("raised in the forward by verify_attention")
+        def boom(*_):
+            raise RuntimeError("raised in the forward by verify_attention")
+
         hook = order[-1].register_forward_hook(boom)
-        try: r(r.x[:, r.T // 2:r.T // 2 + 1], cache)
-        finally: hook.remove()
+        try:
+            r(r.x[:, r.T // 2 : r.T // 2 + 1], cache)
+        finally:
+            hook.remove()
+
     return _undo(r, bad)
 
 # %% ../../nbs/19a_conformance_cases.ipynb #db73e2db
-def _dtype_case(dt:torch.dtype):
+def _dtype_case(dt: torch.dtype):
     "The case for `dt`: a copy in `dt` against the float64 copy on the same input."
+
     def case(r):
         low = copy.copy(r)
         low.module = copy.deepcopy(r.module).to(dt)
-        x = r.x.to(dt)                                              # exact in float64
-        paths = [lambda run, x: run(x)]                             # the full pass
-        if r.takes_cache and r.factory is not None:                 # and decoding
+        x = r.x.to(dt)  # exact in float64
+        paths = [lambda run, x: run(x)]  # the full pass
+        if r.takes_cache and r.factory is not None:  # and decoding
             paths.append(lambda run, x: run.cached(x, r.steps))
         err = big = 0.0
         for path in paths:
@@ -362,28 +470,50 @@ def _dtype_case(dt:torch.dtype):
             err = max(err, (path(low, x).double() - truth).abs().max().item())
             big = max(big, truth.abs().max().item())
         err /= torch.finfo(dt).eps * max(1.0, big)
-        return err <= r.dtype_eps, err, r.dtype_eps, ''
+        return err <= r.dtype_eps, err, r.dtype_eps, ""
+
     case.__doc__ = f"float64 outputs; error in eps({str(dt)[6:]})"
     return case
 
-_CASES = (_case_causal, _case_batch, _case_left_pad, _case_right_pad, _case_pads_causal,
-          _case_decode, _case_chunked, _case_padded_decode, _case_window, _case_formula,
-          _case_kv_heads, _case_gradcheck, _case_gradcheck_cache, _case_undo_mask,
-          _case_undo_overflow, _case_undo_error)
+
+_CASES = (
+    _case_causal,
+    _case_batch,
+    _case_left_pad,
+    _case_right_pad,
+    _case_pads_causal,
+    _case_decode,
+    _case_chunked,
+    _case_padded_decode,
+    _case_window,
+    _case_formula,
+    _case_kv_heads,
+    _case_gradcheck,
+    _case_gradcheck_cache,
+    _case_undo_mask,
+    _case_undo_overflow,
+    _case_undo_error,
+)
 
 # %% ../../nbs/19a_conformance_cases.ipynb #c1f57003
-def case_table(dtypes:tuple, # floating dtypes, each measured against float64
-              ) -> dict: # {name: case}, e.g. 'left pad': _case_left_pad
+def case_table(
+    dtypes: tuple,  # floating dtypes, each measured against float64
+) -> dict:  # {name: case}, e.g. 'left pad': _case_left_pad
     "Each case by name, in the report's order: the sixteen, then one per dtype."
-    table = {c.__name__[6:].replace('_', ' '): c for c in _CASES}  # _case_left_pad
+    table = {c.__name__[6:].replace("_", " "): c for c in _CASES}  # _case_left_pad
     return table | {str(d)[6:]: _dtype_case(d) for d in dtypes}  # 'float32'
 
-def run_case(case, # a case of `case_table`
-             r, # the run it reads (`verify_attention` makes it)
-            ) -> tuple: # (passed, measured, tolerance, note); passed None: n/a
+
+def run_case(
+    case,  # a case of `case_table`
+    r,  # the run it reads (`verify_attention` makes it)
+) -> tuple:  # (passed, measured, tolerance, note); passed None: n/a
     "Run `case` on `r`: what it measured, why it does not apply, or the error raised."
     try:
-        with torch.no_grad(): ok, measured, tol, note = case(r)
+        with torch.no_grad():
+            ok, measured, tol, note = case(r)
         return bool(ok), measured, tol, note
-    except _NotApplicable as e: return None, None, None, str(e)
-    except Exception as e: return False, None, None, repr(e)
+    except _NotApplicable as e:
+        return None, None, None, str(e)
+    except Exception as e:
+        return False, None, None, repr(e)
