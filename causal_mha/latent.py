@@ -219,16 +219,15 @@ class LatentAttention(nn.Module):
         key = torch.cat((latent, k_rope), -1)  # [B, 1, T, r + dr]
         k_pos = None if pos.ndim == 1 else pos
         attend = self.attend_absorbed if absorb else self.attend
-
-        def finish(key, _, k_pos):
-            where = None if k_pos is None else Positions(pos, k_pos, doc)
-            return attend(q_nope, q_rope, key, where)
-
-        if cache is None:
-            out = finish(key, None, k_pos)
-        else:
-            out = cache.attend(self, key, key[..., :0], k_pos, finish)
-        return out if valid is None else out.masked_fill(~valid[..., None], 0)
+        if cache is not None:  # the held keys and this call's, staged
+            key, _, k_pos = cache.update(self, key, key[..., :0], k_pos)
+        where = None if k_pos is None else Positions(pos, k_pos, doc)
+        out = attend(q_nope, q_rope, key, where)
+        if valid is not None:  # pads' outputs are 0
+            out = out.masked_fill(~valid[..., None], 0)
+        if cache is not None:  # the call completed: held from here on
+            out = cache.commit(out)
+        return out
 
     def project(
         self,

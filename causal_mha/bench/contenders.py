@@ -4,6 +4,7 @@
 
 # %% ../../nbs/11e_bench_contenders.ipynb #82ac6f97
 from __future__ import annotations
+import dataclasses
 import inspect
 import torch
 from torch import nn
@@ -170,7 +171,11 @@ def variant_support(kw: dict) -> str | None:
     """None when this build's class for the variant `kw` (and its `forward`) accepts the
     keywords, else why not."""
     cls, init, fwd = _split_variant(kw)
-    missing = [k for k in init if k not in inspect.signature(cls).parameters]
+    takes = set(inspect.signature(cls).parameters)
+    config = getattr(cls, "config_class", None)  # options that come as one object
+    if config is not None:
+        takes |= {f.name for f in dataclasses.fields(config)}
+    missing = [k for k in init if k not in takes]
     missing += [k for k in fwd if k not in inspect.signature(cls.forward).parameters]
     if not missing:
         return None
