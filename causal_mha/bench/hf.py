@@ -222,10 +222,6 @@ def hf_speed(
     return out
 
 
-document(random_model)
-document(hf_speed)
-
-
 def bench_hf(
     device="cpu",  # where the models run: the CPU or a CUDA device
     dtype=torch.float32,  # their dtype
@@ -252,7 +248,8 @@ def bench_hf(
     return res
 
 
-document(bench_hf)
+for _f in (random_model, hf_speed, bench_hf):
+    document(_f)
 
 # %% ../../nbs/16a_hf_bench.ipynb #034c8064
 HF_TARGETS = (
