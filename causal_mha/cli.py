@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_cli.ipynb #3f09ea53
 from __future__ import annotations
-import argparse, os, platform, shlex, sys
+import argparse, contextlib, os, platform, shlex, sys, tempfile
 from typing import NamedTuple
 import torch
 import torch.nn.functional as F
@@ -20,9 +20,10 @@ from .multihead import MultiHeadAttention, track_element
 from . import Attention, KVCache
 from .bench import run_benchmarks, format_report, plot_results, save_results
 from .bench import check_options, require_matplotlib, usable_cores, PARTS
+from .bench.options import check_device, check_threads
 
 # %% auto #0
-__all__ = ['causal_mha_figures', 'causal_mha_lab', 'causal_mha_bench']
+__all__ = ['causal_mha_figures', 'causal_mha_lab', 'file_problem', 'folder_problem', 'write_or_rescue', 'causal_mha_bench']
 
 # %% ../nbs/13_cli.ipynb #c96867fa
 class Seen(NamedTuple):
@@ -265,6 +266,17 @@ def format_figures(results: list) -> str:
     return "\n".join(out + [f"{n_ok} passed, {len(results) - n_ok} failed"])
 
 # %% ../nbs/13_cli.ipynb #cae387fe
+_FIGURE_DEVICES = ("cpu", "cuda", "mps")  # the device types the figures run on
+
+
+def _device_type(device) -> str | None:
+    "The type of `device` as torch reads it, or None when torch reads no device."
+    try:
+        return torch.device(device).type
+    except (RuntimeError, TypeError):
+        return None
+
+
 def resolve_devices(
     device: str = None,  # 'cpu', 'cuda', 'cuda:N', 'mps' or None
 ) -> list:  # device names to run the checks on
@@ -272,30 +284,18 @@ def resolve_devices(
     have; `device=None`: cpu, and cuda when available."""
     if device is None:
         return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        dev = None
-    if dev is None or dev.type not in ("cpu", "cuda", "mps"):
+    kind = _device_type(device)
+    if kind not in _FIGURE_DEVICES:
         raise ValueError(
             f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}"
         )
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"device {device!r} asked for, but torch.cuda.is_available() is False "
-            f"on this machine"
-        )
-    n_cuda = torch.cuda.device_count() if dev.type == "cuda" else 0
-    if dev.type == "cuda" and dev.index is not None and dev.index >= n_cuda:
-        raise ValueError(
-            f"device {device!r} asked for, but this machine has {n_cuda} CUDA device(s)"
-        )
-    if dev.type == "mps" and not torch.backends.mps.is_available():
+    if kind == "mps" and not torch.backends.mps.is_available():
         raise ValueError(
             f"device {device!r} asked for, but torch.backends.mps.is_available() is "
-            "False "
-            f"on this machine"
+            f"False on this machine"
         )
+    if kind != "mps":
+        check_device(device)  # the CPU, or a CUDA device this machine has
     return [device]
 
 # %% ../nbs/13_cli.ipynb #c78d163e
@@ -324,6 +324,11 @@ def causal_mha_figures(
     return None if all(r[3] for r in results) else 1
 
 # %% ../nbs/13_cli.ipynb #ba28ad72
+def _names_folder(path: str) -> bool:
+    "Whether `path` names a folder: one that exists, or a name ending in a separator."
+    return os.path.isdir(path) or path.endswith(("/", os.sep))
+
+
 def causal_mha_lab(
     argv: list = None,  # command-line arguments; default: sys.argv[1:]
 ) -> None:  # the exit status of the console script: None is 0
@@ -340,15 +345,17 @@ def causal_mha_lab(
         "--output",
         default=None,
         metavar="FILE",
-        help="file to write, or a folder to write NAME.html into "
-        "(default: NAME-lab.html)",
+        help="file to write, or a folder to write NAME.html into: one that exists, "
+        "or a name ending in '/' (default: NAME-lab.html)",
     )
     a = p.parse_args(argv)
     out = a.output or f"{a.name}-lab.html"
-    # a folder gets NAME.html inside it
-    problem = None if os.path.isdir(out) else _file_problem(out)
+    folder = _names_folder(out)  # a folder gets NAME.html inside it
+    problem = folder_problem(out) if folder else file_problem(out)
     if problem:
         p.error(f"argument -o/--output: cannot write {out!r}: {problem}")
+    if folder:
+        os.makedirs(out, exist_ok=True)
     try:
         path = write_lab(a.name, out)
     except (OSError, ValueError) as e:
@@ -356,34 +363,95 @@ def causal_mha_lab(
     print(f"wrote {path}")
 
 # %% ../nbs/13_cli.ipynb #03d5c573
-def _file_problem(path) -> str | None:
-    "Why `path` cannot be written as a file, or None when it can."
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        return "it is a folder"
-    if not os.path.isdir(folder):
-        return f"folder {folder} does not exist"
-    locked = os.path.exists(path) and not os.access(path, os.W_OK)
-    if not os.access(folder, os.W_OK) or locked:
-        return "permission denied"
+def _reason(e: OSError) -> str:
+    "What the system says of a failed write, in the words of a message."
+    return (e.strerror or str(e)).lower()
+
+
+def _missing_folders(path) -> list:
+    "The folders of `path` that do not exist, from the shallowest."
+    missing, p = [], os.path.abspath(path)
+    while not os.path.exists(p):
+        missing.append(p)
+        p = os.path.dirname(p)
+    return missing[::-1]
+
+
+def _trial_append(path) -> str | None:
+    """What the system says when `path` is opened for appending, or None when it can
+    be; a file the trial creates is removed again."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as e:
+        return _reason(e)
+    if not existed:
+        os.remove(path)
     return None
 
 
-def _folder_problem(path) -> str | None:
+def file_problem(path) -> str | None:
+    "Why `path` cannot be written as a file, or None when it can."
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return "it is a folder"
+    if path.endswith(("/", os.sep)):
+        return "it names a folder (it ends in a separator)"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"folder {folder} does not exist"
+    return _trial_append(path)
+
+
+def _trial_folder(path, missing: list) -> str | None:
+    """What the system says when the folder `path` is made (`missing`: the folders that
+    makes) and a file is made in it, or None when both can be; the trial's folders and
+    file are removed again."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        return _reason(e)
+    finally:
+        for p in reversed(missing):
+            with contextlib.suppress(OSError):
+                os.rmdir(p)
+    return None
+
+
+def folder_problem(path) -> str | None:
     """Why files cannot be written into the folder `path` (created if missing), or None
     when they can."""
-    if os.path.exists(path):
-        if not os.path.isdir(path):
-            return "it exists and is not a folder"
-        return None if os.access(path, os.W_OK) else "permission denied"
-    parent = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
+    path = os.path.normpath(os.fspath(path))
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "it exists and is not a folder"
+    missing = _missing_folders(path)
+    parent = os.path.dirname(missing[0]) if missing else path
     if not os.path.isdir(parent):
         return f"{parent} is not a folder"
-    if os.access(parent, os.W_OK):
-        return None
-    return f"cannot create it: permission denied in {parent}"
+    problem = _trial_folder(path, missing)
+    if problem and missing:
+        return f"cannot create it: {problem} in {parent}"
+    return problem
+
+
+def write_or_rescue(
+    write,  # (path) -> what it wrote; raises OSError where it cannot
+    path,  # where the user asked for it
+    spare,  # () -> a new path in the system's temporary folder
+):  # what `write` returned
+    """`write(path)`; where that fails with an `OSError`, `write(spare())` instead, with
+    a line on stderr saying why and where the result went, so that a finished result
+    is never lost to a write."""
+    try:
+        return write(path)
+    except OSError as e:
+        other = spare()
+        why = f"cannot write {os.fspath(path)!r}: {_reason(e)}"
+        print(f"{why}; wrote it to {other} instead", file=sys.stderr)
+        return write(other)
 
 # %% ../nbs/13_cli.ipynb #e69b038c
 def _parts_arg(s: str) -> tuple:
@@ -397,13 +465,17 @@ def _parts_arg(s: str) -> tuple:
 
 
 def _threads_arg(s: str) -> int:
-    "argparse type of `--threads`: an integer >= 1."
+    "argparse type of `--threads`: an integer from 1 to the bound `check_threads` sets."
     try:
-        return check_int("threads", int(s), 1)
+        n = check_int("threads", int(s), 1)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be an integer >= 1, got {s!r}"
         ) from None
+    try:
+        return check_threads(n)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("threads ")) from None
 
 
 def _bench_parser():
@@ -462,6 +534,44 @@ def _bench_parser():
     )
     return p
 
+
+def _check_outputs(p: argparse.ArgumentParser, a: argparse.Namespace):
+    "A usage error unless the results file and the plots' folder can be written."
+    if a.json and (problem := file_problem(a.json)):
+        p.error(f"argument --json: cannot write {a.json!r}: {problem}")
+    if not a.plots:
+        return
+    try:
+        require_matplotlib()
+    except ImportError as e:
+        p.error(f"argument --plots: {e}")
+    if problem := folder_problem(a.plots):
+        p.error(f"argument --plots: cannot write into {a.plots!r}: {problem}")
+
+
+def _save_json(res: dict, path) -> str:
+    "`res` written to `path`, or where the path cannot be written, to a temporary file."
+
+    def write(to):
+        save_results(res, to)
+        return str(to)
+
+    def spare():
+        fd, to = tempfile.mkstemp(prefix="causal-mha-bench-", suffix=".json")
+        os.close(fd)
+        return to
+
+    return write_or_rescue(write, path, spare)
+
+
+def _save_plots(res: dict, folder) -> list:
+    "The plots written into `folder`, or where it cannot be written, a temporary one."
+
+    def spare():
+        return tempfile.mkdtemp(prefix="causal-mha-plots-")
+
+    return write_or_rescue(lambda to: plot_results(res, to), folder, spare)
+
 # %% ../nbs/13_cli.ipynb #6e67520c
 def causal_mha_bench(
     argv: list = None,  # command-line arguments; default: sys.argv[1:]
@@ -477,15 +587,7 @@ def causal_mha_bench(
         device, dtype, parts, threads = check_options(*opts)
     except ValueError as e:
         p.error(str(e))
-    if a.json and (problem := _file_problem(a.json)):
-        p.error(f"argument --json: cannot write {a.json!r}: {problem}")
-    if a.plots:
-        try:
-            require_matplotlib()
-        except ImportError as e:
-            p.error(f"argument --plots: {e}")
-        if problem := _folder_problem(a.plots):
-            p.error(f"argument --plots: cannot write into {a.plots!r}: {problem}")
+    _check_outputs(p, a)
     res = run_benchmarks(
         quick=a.quick,
         device=device,
@@ -495,9 +597,9 @@ def causal_mha_bench(
         threads=threads,
         command=shlex.join(["causal-mha-bench", *argv]),
     )
+    saved = _save_json(res, a.json) if a.json else None  # first: nothing can lose it
     print(format_report(res))
-    if a.json:
-        save_results(res, a.json)
-        print(f"wrote {a.json}")
+    if saved:
+        print(f"wrote {saved}")
     if a.plots:
-        print("wrote " + ", ".join(plot_results(res, a.plots)))
+        print("wrote " + ", ".join(_save_plots(res, a.plots)))

@@ -541,6 +541,44 @@ def _outputs(model, cell: Cell, ids, more, names, eos=None, backend=None):
         return _forward(torch.compile(model, backend=backend), cell, calls)
 
 # %% ../nbs/16b_hf_matrix.ipynb #3faee2ab
+def _outputs_of_both(cell: Cell, orig, swapped, ids, more, names, backend) -> tuple:
+    """(the original's outputs, the swapped model's, None), or (None, None, (verdict,
+    why)) where one raised: the original raising is an 'error', the swapped one a
+    'fail'."""
+    eos = None
+    try:
+        if cell.padding == "early" and cell.mode in GENERATE:
+            eos = _eos(orig, cell, ids)
+        a = _outputs(orig, cell, ids, more, names, eos, backend)
+    except Exception as e:
+        return None, None, ("error", f"the original raised {type(e).__name__}: {e}")
+    try:
+        b = _outputs(swapped, cell, ids, more, names, eos, backend)
+    except Exception as e:
+        return None, None, ("fail", f"the swapped model raised {type(e).__name__}: {e}")
+    return a, b, None
+
+
+def _compared(cell: Cell, models: Models, a, b, ids, more, names) -> tuple:
+    """(within the bounds, the worst difference) of the two models' outputs: in float64
+    against each other (`ULPS`), else each against the float64 truth (`BF16`)."""
+    orig, swapped = models.pair(cell.family, cell.dtype)
+    if cell.dtype == "float64":
+        if cell.mode in GENERATE:
+            a, b = _generated(a, cell.mode), _generated(b, cell.mode)
+        ok, worst, _ = _judge64(a, b)
+        return ok, worst
+    truth = models.pair(cell.family, "float64")[0]
+    if cell.mode in GENERATE:
+        a = _against_truth(truth, orig, a, cell.mode)
+        b = _against_truth(truth, swapped, b, cell.mode)
+    else:
+        t = _outputs(truth, cell, ids, more, names)
+        a, b = ({k: (v, t[k]) for k, v in x.items()} for x in (a, b))
+    ok, worst, _ = _judge16(a, b)
+    return ok, worst
+
+
 def run_cell(
     cell: Cell,  # the cell to run
     models: Models | None = None,  # the models to reuse (new ones if None)
@@ -573,31 +611,12 @@ def run_cell(
     models = models or Models()
     orig, swapped = models.pair(cell.family, cell.dtype)
     ids, more = _tokens(seed)
-    names, eos = _param_names(orig), None
+    names = _param_names(orig)
     backend = backend if cell.mode == "compiled" else None
-    try:
-        if cell.padding == "early" and cell.mode in GENERATE:
-            eos = _eos(orig, cell, ids)
-        a = _outputs(orig, cell, ids, more, names, eos, backend)
-    except Exception as e:
-        return done("error", f"the original raised {type(e).__name__}: {e}")
-    try:
-        b = _outputs(swapped, cell, ids, more, names, eos, backend)
-    except Exception as e:
-        return done("fail", f"the swapped model raised {type(e).__name__}: {e}")
-    if cell.dtype == "float64":
-        if cell.mode in GENERATE:
-            a, b = _generated(a, cell.mode), _generated(b, cell.mode)
-        ok, worst, _ = _judge64(a, b)
-        return done("pass" if ok else "fail", worst=worst)
-    truth = models.pair(cell.family, "float64")[0]
-    if cell.mode in GENERATE:
-        a = _against_truth(truth, orig, a, cell.mode)
-        b = _against_truth(truth, swapped, b, cell.mode)
-    else:
-        t = _outputs(truth, cell, ids, more, names)
-        a, b = ({k: (v, t[k]) for k, v in x.items()} for x in (a, b))
-    ok, worst, _ = _judge16(a, b)
+    a, b, raised = _outputs_of_both(cell, orig, swapped, ids, more, names, backend)
+    if raised:
+        return done(*raised)
+    ok, worst = _compared(cell, models, a, b, ids, more, names)
     return done("pass" if ok else "fail", worst=worst)
 
 # %% ../nbs/16b_hf_matrix.ipynb #86cbac0e

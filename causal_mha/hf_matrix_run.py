@@ -4,12 +4,13 @@
 
 # %% ../nbs/16c_hf_matrix_run.ipynb #e3cfda76
 from __future__ import annotations
-import argparse, collections, json, sys, time
+import argparse, collections, json, os, sys, tempfile, time
 from datetime import datetime, timezone
 import torch
 from .ground import document
 from .hf_matrix import AXES, BF16, NEW, PROMPT, SLOTS, ULPS
 from .hf_matrix import Cell, Models, cells, pairwise, run_cell
+from .cli import file_problem, write_or_rescue
 
 # %% auto #0
 __all__ = ['run_cells', 'matrix_table', 'save_results', 'main']
@@ -114,6 +115,70 @@ def _failure(r: dict) -> str:
     )
 
 # %% ../nbs/16c_hf_matrix_run.ipynb #000b60fe
+def _check_results(results):
+    "Raise a `ValueError` unless `results` is a dict with 'cells' and 'totals'."
+    if isinstance(results, dict) and {"cells", "totals"} <= set(results):
+        return
+    got = sorted(results) if isinstance(results, dict) else type(results).__name__
+    raise ValueError(
+        f"results must be what run_cells returns, a dict with 'cells' "
+        f"and 'totals', got {got}"
+    )
+
+
+def _by_mode_and_dtype(rows: list) -> list:
+    "A table row per mode and dtype, in the axes' order."
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[r["mode"], r["dtype"]].append(r)
+
+    def order(key):
+        return AXES["mode"].index(key[0]), AXES["dtype"].index(key[1])
+
+    out = []
+    for mode, dtype in sorted(by, key=order):
+        group = by[mode, dtype]
+        ran = [r for r in group if r["verdict"] != "not applicable"]
+        n = collections.Counter(r["verdict"] for r in group)
+        out.append(
+            f"| {mode} | {dtype} | {len(group)} | {len(ran)} | {n['pass']} | "
+            f"{n['fail'] + n['error']} | {n['not applicable']} | "
+            f"{_worst(ran, dtype)} | {sum(r['time_s'] for r in group):.1f} |"
+        )
+    return out
+
+
+def _failures(rows: list) -> list:
+    "A table of the cells that failed or raised, with what differs; none without any."
+    bad = [r for r in rows if r["verdict"] in ("fail", "error")]
+    if not bad:
+        return []
+    head = [
+        "",
+        "| family | cache | padding | mode | dtype | what differs |",
+        "|---|---|---|---|---|---|",
+    ]
+    return head + [
+        f"| {r['family']} | {r['cache']} | {r['padding']} | {r['mode']} | "
+        f"{r['dtype']} | {_failure(r)} |"
+        for r in bad
+    ]
+
+
+def _totals(results: dict) -> str:
+    "The closing line: the counts, the time, the machine, the versions, the date."
+    t, m, v = results["totals"], results.get("machine", {}), results.get("versions", {})
+    backend = results.get("settings", {}).get("backend")
+    skipped = sum(t["not_applicable"].values())
+    return (
+        f"{t['cells']} cells: {t['passed']} passed, {t['failed']} failed, "
+        f"{t['errors']} errors, {skipped} not applicable; "
+        f"{t['seconds']:.0f} s on {m.get('cpu')} ({m.get('cores')} cores); torch "
+        f"{v.get('torch')}, transformers {v.get('transformers')}, compiled with "
+        f"{backend!r}; {results.get('date')}."
+    )
+
+
 def matrix_table(
     results: dict,  # what `run_cells` returned, or the JSON it was saved as
 ) -> str:  # markdown
@@ -126,58 +191,19 @@ def matrix_table(
     Raises:
         ValueError: `results` is not a dict with 'cells' and 'totals'.
     """
-    if not isinstance(results, dict) or not {"cells", "totals"} <= set(results):
-        got = sorted(results) if isinstance(results, dict) else type(results).__name__
-        raise ValueError(
-            f"results must be what run_cells returns, a dict with 'cells' "
-            f"and 'totals', got {got}"
-        )
+    _check_results(results)
     out = [
         "| mode | dtype | cells | ran | passed | failed | not applicable | "
         "worst difference | time (s) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    by = collections.defaultdict(list)
-    for r in results["cells"]:
-        by[r["mode"], r["dtype"]].append(r)
-    for (mode, dtype), rows in sorted(
-        by.items(),
-        key=lambda kv: (AXES["mode"].index(kv[0][0]), AXES["dtype"].index(kv[0][1])),
-    ):
-        ran = [r for r in rows if r["verdict"] != "not applicable"]
-        n = collections.Counter(r["verdict"] for r in rows)
-        out.append(
-            f"| {mode} | {dtype} | {len(rows)} | {len(ran)} | {n['pass']} | "
-            f"{n['fail'] + n['error']} | {n['not applicable']} | "
-            f"{_worst(ran, dtype)} | {sum(r['time_s'] for r in rows):.1f} |"
-        )
-    t = results["totals"]
+    out += _by_mode_and_dtype(results["cells"])
     out += ["", "| not applicable | cells |", "|---|---|"]
-    out += [f"| {why} | {n} |" for why, n in t["not_applicable"].items()]
-    bad = [r for r in results["cells"] if r["verdict"] in ("fail", "error")]
-    if bad:
-        out += [
-            "",
-            "| family | cache | padding | mode | dtype | what differs |",
-            "|---|---|---|---|---|---|",
-        ]
     out += [
-        f"| {r['family']} | {r['cache']} | {r['padding']} | {r['mode']} | "
-        f"{r['dtype']} | {_failure(r)} |"
-        for r in bad
+        f"| {why} | {n} |" for why, n in results["totals"]["not_applicable"].items()
     ]
-    m, v = results.get("machine", {}), results.get("versions", {})
-    backend = results.get("settings", {}).get("backend")
-    skipped = sum(t["not_applicable"].values())
-    out += [
-        "",
-        f"{t['cells']} cells: {t['passed']} passed, {t['failed']} failed, "
-        f"{t['errors']} errors, {skipped} not applicable; "
-        f"{t['seconds']:.0f} s on {m.get('cpu')} ({m.get('cores')} cores); torch "
-        f"{v.get('torch')}, transformers {v.get('transformers')}, compiled with "
-        f"{backend!r}; {results.get('date')}.",
-    ]
-    return "\n".join(out)
+    out += _failures(results["cells"])
+    return "\n".join(out + ["", _totals(results)])
 
 # %% ../nbs/16c_hf_matrix_run.ipynb #1d3e66d6
 def _rounded(x):
@@ -202,12 +228,40 @@ def save_results(
         f.write('{"cells": [\n' + cells + "\n],\n" + tail + "\n")
 
 
+def _save(results: dict, path) -> str:
+    "`results` written to `path`, or where that fails, to a new temporary file."
+
+    def write(to):
+        save_results(results, to)
+        return str(to)
+
+    def spare():
+        fd, to = tempfile.mkstemp(prefix="hf-matrix-", suffix=".json")
+        os.close(fd)
+        return to
+
+    return write_or_rescue(write, path, spare)
+
+
+def _progress(done: int, total: int, r: dict):
+    "A line on stderr every 50 cells, at the end and for each failure."
+    if done % 50 == 0 or done == total or r["verdict"] in ("fail", "error"):
+        print(
+            f"{done}/{total} {r['family']}, {r['cache']}, {r['padding']}, "
+            f"{r['mode']}, {r['dtype']}: {r['verdict']}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def main(
     argv: list | None = None,  # the command's arguments (None: sys.argv[1:])
 ) -> dict:  # what `run_cells` returned
     """`python -m causal_mha.hf_matrix_run [--full] [--out F] [--backend B] [--seed N]`:
-    run the pairwise sample (every cell with `--full`), print `matrix_table` of the
-    results, and write them to FILE as JSON."""
+    run the pairwise sample (every cell with `--full`), write the results to FILE as
+    JSON and print `matrix_table` of them. FILE is checked before anything runs (a
+    trial write), and a write that fails all the same goes to a new file in the
+    system's temporary folder, which stderr names."""
     p = argparse.ArgumentParser(
         prog="python -m causal_mha.hf_matrix_run",
         description="Swapped Hugging Face models against the originals, cell by cell.",
@@ -220,26 +274,17 @@ def main(
     )
     p.add_argument("--seed", type=int, default=0, help="the sample's and prompts' seed")
     a = p.parse_args(argv)
+    if a.out and (problem := file_problem(a.out)):
+        p.error(f"argument --out: cannot write {a.out!r}: {problem}")
     import transformers
 
     transformers.logging.set_verbosity_error()  # its advice on padding, per call
     todo = cells() if a.full else pairwise(a.seed)
-
-    def progress(done, total, r):
-        if done % 50 == 0 or done == total or r["verdict"] in ("fail", "error"):
-            print(
-                f"{done}/{total} {r['family']}, {r['cache']}, {r['padding']}, "
-                f"{r['mode']}, {r['dtype']}: {r['verdict']}",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    results = run_cells(
-        todo, a.backend or ("aot_eager" if a.full else "eager"), a.seed, progress
-    )
+    backend = a.backend or ("aot_eager" if a.full else "eager")
+    results = run_cells(todo, backend, a.seed, _progress)
     results["settings"]["sample"] = "full" if a.full else f"pairwise, seed {a.seed}"
-    if a.out:
-        save_results(results, a.out)
+    if a.out:  # before the table: nothing after the run can lose it
+        print(f"wrote {_save(results, a.out)}", file=sys.stderr)
     print(matrix_table(results))
     return results
 

@@ -4,28 +4,30 @@
 
 # %% ../../nbs/11_bench.ipynb #8de3fd33
 from __future__ import annotations
-import contextlib, inspect, json, time
+import contextlib, json, time
 from datetime import datetime, timezone
 import torch
-from .options import PARTS, QUICK, FULL, check_options, check_choice
-from .options import dtype_name
-from .load import usable_cores, load_average, machine_info, cpu_sample
+from .options import Benchmark, check_options, check_choice
+from .options import dtype_name, usable_cores
+from .load import load_average, machine_info, cpu_sample
 from .load import CpuMonitor, part_load, reliability
-from .forward import bench_speed, bench_memory
-from .decoding import bench_decode, bench_variants, bench_no_grad
-from .long import bench_long
-from .hf import bench_hf, hf_speed
-from .packed import bench_packed
-from .targets import Target, TARGETS, judge
+from .forward import SPEED_PART, MEMORY_PART
+from .decoding import DECODE_PART, VARIANTS_PART, NOGRAD_PART
+from .long import LONG_PART
+from .hf import HF_PART
+from .packed import PACKED_PART
+from .targets import Target, judge
 from .report import SCHEMA, save_results, load_results, format_report
 from .plots import plot_results, require_matplotlib
 
 # %% auto #0
-__all__ = ['run_benchmarks', 'PARTS', 'QUICK', 'FULL', 'check_options', 'usable_cores', 'Target', 'TARGETS', 'save_results',
-           'load_results', 'format_report', 'plot_results', 'require_matplotlib']
+__all__ = ['BENCHMARKS', 'PARTS', 'QUICK', 'FULL', 'TARGETS', 'run_benchmarks', 'Benchmark', 'check_options', 'usable_cores',
+           'Target', 'save_results', 'load_results', 'format_report', 'plot_results', 'require_matplotlib']
 
 # %% ../../nbs/11_bench.ipynb #4a31f898
 _all_ = [
+    "BENCHMARKS",
+    "Benchmark",
     "PARTS",
     "QUICK",
     "FULL",
@@ -39,24 +41,108 @@ _all_ = [
     "plot_results",
     "require_matplotlib",
 ]
-_BENCH = dict(
-    speed=bench_speed,
-    memory=bench_memory,
-    decode=bench_decode,
-    variants=bench_variants,
-    nograd=bench_no_grad,
-    long=bench_long,
-    hf=bench_hf,
-    packed=bench_packed,
-)
+BENCHMARKS = {
+    b.name: b
+    for b in (
+        SPEED_PART,
+        MEMORY_PART,
+        DECODE_PART,
+        VARIANTS_PART,
+        NOGRAD_PART,
+        LONG_PART,
+        HF_PART,
+        PACKED_PART,
+    )
+}
+PARTS = tuple(BENCHMARKS)  # the parts' names, in the order a run takes them
+QUICK = {n: b.quick for n, b in BENCHMARKS.items()}  # each part's quick settings
+FULL = {n: b.full for n, b in BENCHMARKS.items()}  # each part's full settings
+TARGETS = tuple(t for b in BENCHMARKS.values() for t in b.targets)  # every target
 
 # %% ../../nbs/11_bench.ipynb #fe662a7b
 def _now():
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _part_settings(parts: tuple, quick: bool, overrides: dict) -> dict:
+    """Each part's settings: its record's quick or full ones, with `overrides`; a
+    misspelt setting fails here, before any timing."""
+    check_choice("settings", list(overrides), PARTS)
+    out = {}
+    for p in parts:
+        b = BENCHMARKS[p]
+        out[p] = {**(b.quick if quick else b.full), **(overrides.get(p) or {})}
+        b.check_settings(out[p])
+    return out
+
+
+def _call_line(quick, device, dtype, parts, threads, overrides) -> str:
+    "The call that made a run, as its results file records it."
+    args = [
+        f"quick={quick}",
+        f"device={device!r}",
+        f"dtype={dtype_name(dtype)!r}",
+        f"parts={parts!r}",
+        f"threads={threads}",
+    ]
+    args += [f"{k}={v!r}" for k, v in overrides.items()]
+    return f"run_benchmarks({', '.join(args)})"
+
+
+@contextlib.contextmanager
+def _torch_threads(n: int):
+    "torch's thread count set to `n` for the block, and restored after it."
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _on_device(device: str):
+    "The CUDA device made the current one for the block; nothing on the CPU."
+    if device.startswith("cuda"):
+        return torch.cuda.device(device)
+    return contextlib.nullcontext()
+
+
+def _new_result(command, quick, parts, device, dtype, threads) -> dict:
+    "A result before its parts: what made it, the machine, the load before it."
+    return dict(
+        schema=SCHEMA,
+        date=_now(),
+        command=command,
+        mode="quick" if quick else "full",
+        parts=list(parts),
+        device=device,
+        dtype=dtype_name(dtype),
+        threads=threads,
+        machine=machine_info(device),
+        load=dict(start=load_average(), samples=[], cpus=None, parts=[]),
+        part_seconds={},
+    )
+
+
+def _run_part(b: Benchmark, settings: dict, res: dict, dtype, log, run_wide: dict):
+    """Run part `b` into `res`: its result, its seconds and what other processes took
+    of the CPUs meanwhile."""
+    res["load"]["samples"].append([b.name, load_average()])
+    extra = {k: run_wide[k] for k in b.options}
+    t1, c1 = time.perf_counter(), cpu_sample()
+    with CpuMonitor() as mon:
+        res[b.name] = b.run(
+            **settings, device=res["device"], dtype=dtype, log=log, **extra
+        )
+    res["part_seconds"][b.name] = time.perf_counter() - t1
+    c2 = cpu_sample()
+    res["load"]["parts"].append(part_load(b.name, c1, c2, mon.samples, res["threads"]))
+    if c2:
+        res["load"]["cpus"] = c2["cpus"]
+
+
 def run_benchmarks(
-    quick: bool = False,  # the `QUICK` settings; else `FULL`
+    quick: bool = False,  # each part's quick settings; else its full ones
     device="cpu",  # 'cpu', 'cuda' or 'cuda:N'
     dtype="fp32",  # a floating torch dtype, or a name from `DTYPES`
     compile: bool = False,  # also time torch.compile'd copies (speed part)
@@ -67,80 +153,26 @@ def run_benchmarks(
     **settings,  # per-part overrides, e.g. `speed=dict(runs=12)`
 ) -> dict:  # machine, load, settings, one result per part, JSON-ready
     """Run the benchmark parts side by side in one process and return every measurement
-    with what it depends on. `quick` takes the `QUICK` settings (about a minute and a
-    half on 2 CPU cores), else `FULL`, upstream's setup; `dtype` is a floating torch
-    dtype or 'fp32' / 'bf16' / 'fp16' / 'fp64'; `threads` None uses the cores this
+    with what it depends on. `quick` takes the quick settings (about a minute and a
+    half on 2 CPU cores), else the full ones, upstream's setup; `dtype` is a floating
+    torch dtype or 'fp32' / 'bf16' / 'fp16' / 'fp64'; `threads` None uses the cores this
     process may use; the console command passes its own `command` line to record."""
     device, dtype, parts, threads = check_options(device, dtype, parts, threads)
-    check_choice("settings", list(settings), PARTS)
-    base = QUICK if quick else FULL
-    kws = {p: {**base[p], **(settings.get(p) or {})} for p in parts}
-    # a misspelt setting fails here, before any timing
-    for p in parts:
-        inspect.signature(_BENCH[p]).bind(**kws[p])
-    # the hf part hands its settings to hf_speed
-    if "hf" in parts:
-        inspect.signature(hf_speed).bind(**kws["hf"])
+    kws = _part_settings(parts, quick, settings)
     if command is None:
-        args = [
-            f"quick={quick}",
-            f"device={device!r}",
-            f"dtype={dtype_name(dtype)!r}",
-            f"parts={parts!r}",
-            f"threads={threads}",
-        ]
-        args += [f"{k}={v!r}" for k, v in settings.items()]
-        command = f"run_benchmarks({', '.join(args)})"
+        command = _call_line(quick, device, dtype, parts, threads, settings)
     log = print if verbose else (lambda s: None)
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    # the clock syncs the device
-    on_device = (
-        torch.cuda.device(device)
-        if device.startswith("cuda")
-        else contextlib.nullcontext()
-    )
-    try:
-        with on_device:
-            load = dict(start=load_average(), samples=[], cpus=None, parts=[])
-            res = dict(
-                schema=SCHEMA,
-                date=_now(),
-                command=command,
-                mode="quick" if quick else "full",
-                parts=list(parts),
-                device=device,
-                dtype=dtype_name(dtype),
-                threads=threads,
-                machine=machine_info(device),
-                load=load,
-                part_seconds={},
-            )
-            log(
-                f"{res['date']}: {threads} torch threads, "
-                f"load average {res['load']['start']}"
-            )
-            t0 = time.perf_counter()
-            for p in parts:
-                res["load"]["samples"].append([p, load_average()])
-                extra = dict(compile=compile) if p == "speed" else {}
-                t1, c1 = time.perf_counter(), cpu_sample()
-                with CpuMonitor() as mon:
-                    res[p] = _BENCH[p](
-                        **kws[p], device=device, dtype=dtype, log=log, **extra
-                    )
-                res["part_seconds"][p] = time.perf_counter() - t1
-                c2 = cpu_sample()
-                res["load"]["parts"].append(part_load(p, c1, c2, mon.samples, threads))
-                if c2:
-                    res["load"]["cpus"] = c2["cpus"]
-            res["seconds"] = time.perf_counter() - t0
-            res["load"]["samples"].append(["end", load_average()])
-    finally:
-        torch.set_num_threads(old_threads)
-    res["reliable"], res["reliability"] = reliability(
-        res["load"], threads, res["machine"]["cores"]
-    )
+    with _torch_threads(threads), _on_device(device):
+        res = _new_result(command, quick, parts, device, dtype, threads)
+        start = res["load"]["start"]
+        log(f"{res['date']}: {threads} torch threads, load average {start}")
+        t0 = time.perf_counter()
+        for p in parts:
+            _run_part(BENCHMARKS[p], kws[p], res, dtype, log, dict(compile=compile))
+        res["seconds"] = time.perf_counter() - t0
+        res["load"]["samples"].append(["end", load_average()])
+    cores = res["machine"]["cores"]
+    res["reliable"], res["reliability"] = reliability(res["load"], threads, cores)
     res["targets"] = judge(res)
     # plain JSON types: a saved and reloaded result equals this one
     return json.loads(json.dumps(res))

@@ -8,14 +8,18 @@ import copy, itertools
 import numpy as np
 import torch
 from ..ground import check_int
-from .options import as_dtype, dtype_name, check_choice, check_width
+from .options import Benchmark, as_dtype, dtype_name
+from .options import check_choice, check_width
 from .timing import summary, time_once, time_group, time_alternating
 from .contenders import Attention, KVCache, BareLoop, decoder, VARIANTS
 from .contenders import variant_support, resolve_variant, build_variant
-from .contenders import expected_kv_bytes
+from .contenders import expected_kv_bytes, variant_desc
+from .targets import Target, AGREE, ratio_text, diff_metric
+from .report import fmt_ms, fmt_mib, md_table
 
 # %% auto #0
-__all__ = ['linear_fit', 'decode_overhead', 'bench_decode', 'bench_variants', 'variant_ratios', 'bench_no_grad']
+__all__ = ['SWA_FROM', 'DECODE_TARGETS', 'DECODE_PART', 'VARIANTS_TARGETS', 'VARIANTS_PART', 'NOGRAD_TARGETS', 'NOGRAD_PART',
+           'linear_fit', 'decode_overhead', 'bench_decode', 'bench_variants', 'variant_ratios', 'bench_no_grad']
 
 # %% ../../nbs/11g_bench_decoding.ipynb #3a153755
 def _reach(m, x, P: int, warm: int, cache=None, **kw):
@@ -93,6 +97,49 @@ def decode_overhead(
     return rows
 
 # %% ../../nbs/11g_bench_decoding.ipynb #aac0aace
+_FIT_KEYS = ("intercept_ms", "slope_ms_per_pos", "max_rel_residual")
+
+
+def _check_counts(**counts):
+    "Raise a `ValueError` naming the first of `counts` that is not an int >= 1."
+    for name, v in counts.items():
+        check_int(name, v, 1)
+
+
+def _decode_row(m, x, P: int, steps: int, runs: int) -> dict:
+    """At context `P`: `runs` rounds of one group of `steps` cached steps and one
+    recomputation of the prefix, and the cached step against the recomputed row."""
+    prefilled = _reach(m, x, P, steps + 4)
+    first = m(x[:, P : P + 1], cache=copy.deepcopy(prefilled))
+    full = m(x[:, : P + 1])
+    cached, rec = [], []
+    for _ in range(runs):
+        step = _steps(m, x, copy.deepcopy(prefilled), P)
+        cached.append(time_group(step, steps))
+        rec.append(time_once(lambda: m(x[:, : P + 1])))
+    c, q = summary(cached), summary(rec)
+    return dict(
+        context=P,
+        cached=c,
+        recompute=q,
+        ratio=q["median"] / c["median"],
+        ratio_min=q["min"] / c["min"],
+        cached_tok_per_s=1e3 / c["median"],
+        max_abs_diff=float((full[:, -1] - first[:, -1]).abs().max()),
+    )
+
+
+def _cached_fit(rows: list) -> dict:
+    """`linear_fit` of the cached cost to the context, on the minima (the least
+    disturbed groups); None for each figure with fewer than two contexts."""
+    fit = (None,) * 3
+    if len(rows) > 1:
+        fit = linear_fit(
+            [r["context"] for r in rows], [r["cached"]["min"] for r in rows]
+        )
+    return dict(zip(_FIT_KEYS, fit))
+
+
 def bench_decode(
     contexts=(256, 1024, 4096),  # prefix lengths P to decode from
     D: int = 768,
@@ -116,58 +163,27 @@ def bench_decode(
     check_width(D, H)
     contexts = sorted({check_int("context", P, 1) for P in contexts})
     bare_contexts = sorted({check_int("bare_context", P, 1) for P in bare_contexts})
-    for name, v in (
-        ("steps", steps),
-        ("runs", runs),
-        ("bare_steps", bare_steps),
-        ("bare_rounds", bare_rounds),
-    ):
-        check_int(name, v, 1)
+    _check_counts(
+        steps=steps, runs=runs, bare_steps=bare_steps, bare_rounds=bare_rounds
+    )
     # room for the timer's warm-up steps
     n = max(contexts + bare_contexts) + 2 * max(steps, bare_steps) + 8
     m, x = decoder(D, H, n, device, dtype, seed, salt=2)
     rows = []
     with torch.no_grad():
         for P in contexts:
-            prefilled = _reach(m, x, P, steps + 4)
-            first, full = (
-                m(x[:, P : P + 1], cache=copy.deepcopy(prefilled)),
-                m(x[:, : P + 1]),
-            )
-            cached, rec = [], []
-            for r in range(runs):
-                step = _steps(m, x, copy.deepcopy(prefilled), P)
-                cached.append(time_group(step, steps))
-                rec.append(time_once(lambda: m(x[:, : P + 1])))
-            c, q = summary(cached), summary(rec)
-            diff = float((full[:, -1] - first[:, -1]).abs().max())
-            rows.append(
-                dict(
-                    context=P,
-                    cached=c,
-                    recompute=q,
-                    ratio=q["median"] / c["median"],
-                    ratio_min=q["min"] / c["min"],
-                    cached_tok_per_s=1e3 / c["median"],
-                    max_abs_diff=diff,
-                )
-            )
+            r = _decode_row(m, x, P, steps, runs)
+            rows.append(r)
             log(
-                f"decode P={P:5d}: cached {c['median']:.3f} ms/token, "
-                f"recompute {q['median']:.1f} ms/token"
+                f"decode P={P:5d}: cached {r['cached']['median']:.3f} ms/token, "
+                f"recompute {r['recompute']['median']:.1f} ms/token"
             )
-    fit = (None,) * 3
-    if len(rows) > 1:  # fitted to the minima: the least disturbed groups
-        fit = linear_fit(
-            [r["context"] for r in rows], [r["cached"]["min"] for r in rows]
-        )
     bare = decode_overhead(m, x, bare_contexts, H, bare_steps, bare_rounds)
     for q in bare:
         log(
             f"decode P={q['context']}: ours {q['ours']['median']:.3f} ms/token, "
             f"bare loop {q['bare']['median']:.3f}"
         )
-    fit_keys = ("intercept_ms", "slope_ms_per_pos", "max_rel_residual")
     return dict(
         D=D,
         H=H,
@@ -177,12 +193,60 @@ def bench_decode(
         steps=steps,
         runs=runs,
         rows=rows,
-        cached_fit=dict(zip(fit_keys, fit)),
+        cached_fit=_cached_fit(rows),
         # single steps, alternating
         bare=dict(steps=bare_steps, rounds=bare_rounds, timed="steps", rows=bare),
     )
 
 # %% ../../nbs/11g_bench_decoding.ipynb #cc4c722a
+def _build_variants(
+    variants, D: int, H: int, n: int, seed: int, device, dtype
+) -> tuple:
+    """({name: (module, cache class, decode keywords)}, {name: keywords at D, H},
+    {name: why not measured}) of the `variants` this build supports."""
+    mods, kws, unavailable = {}, {}, {}
+    for v in variants:
+        why = variant_support(VARIANTS[v])
+        if why:
+            unavailable[v] = why
+            continue
+        torch.manual_seed(seed)
+        kws[v] = resolve_variant(v, VARIANTS[v], D, H)
+        m, new_cache, fwd = build_variant(kws[v], D, H, n)
+        mods[v] = m.to(device=device, dtype=dtype).eval(), new_cache, fwd
+    return mods, kws, unavailable
+
+
+def _prefill(mod: tuple, x, contexts, steps: int, chunk: int, prefilled: dict) -> dict:
+    """A variant's cache prefilled to each context in turn (in chunks, the module in its
+    default form): its positions and bytes per context; a copy decoded to each context
+    goes into `prefilled`, keyed by context (only the timed steps take the decode
+    keywords)."""
+    m, new_cache, fwd = mod
+    cache, done, seen = new_cache(), 0, {}
+    for P in contexts:
+        prefilled[P] = _reach(m, x, P, steps + 4, cache=copy.deepcopy(cache), **fwd)
+        while done < P:
+            k = min(chunk, P - done)
+            m(x[:, done : done + k], cache=cache)
+            done += k
+        seen[P] = dict(positions=len(cache), nbytes=int(cache.nbytes))
+    return seen
+
+
+def _time_variants(
+    mods: dict, prefilled: dict, x, P: int, steps: int, runs: int
+) -> dict:
+    """Each variant's per-token `summary` at context `P`: `runs` groups of `steps`
+    steps, round-robin over the variants, each group from a fresh copy of its cache."""
+    times = {v: [] for v in mods}
+    for _ in range(runs):
+        for v, (m, _, fwd) in mods.items():
+            step = _steps(m, x, copy.deepcopy(prefilled[v][P]), P, **fwd)
+            times[v].append(time_group(step, steps))
+    return {v: summary(t) for v, t in times.items()}
+
+
 def bench_variants(
     contexts=(1024, 2048, 4096, 8192, 16384),  # contexts P to decode from
     D: int = 768,
@@ -206,55 +270,28 @@ def bench_variants(
     check_width(D, H)
     check_choice("variants", variants, VARIANTS)
     contexts = sorted({check_int("context", P, 1) for P in contexts})
-    for name, v in (("B", B), ("steps", steps), ("runs", runs), ("chunk", chunk)):
-        check_int(name, v, 1)
+    _check_counts(B=B, steps=steps, runs=runs, chunk=chunk)
     n = contexts[-1] + 2 * steps + 8  # room for the timer's warm-up steps
     g = torch.Generator().manual_seed(seed + 3)
     x = torch.randn(B, n, D, generator=g).to(device=device, dtype=dtype)
-    # name -> (module, cache class, decode keywords); name -> keywords at D, H
-    mods, kws, unavailable = {}, {}, {}
-    for v in variants:
-        why = variant_support(VARIANTS[v])
-        if why:
-            unavailable[v] = why
-            continue
-        torch.manual_seed(seed)
-        kws[v] = resolve_variant(v, VARIANTS[v], D, H)
-        m, new_cache, fwd = build_variant(kws[v], D, H, n)
-        mods[v] = m.to(device=device, dtype=dtype).eval(), new_cache, fwd
-    rows, prefilled = {}, {}
+    mods, kws, unavailable = _build_variants(variants, D, H, n, seed, device, dtype)
+    rows, prefilled = {}, {v: {} for v in mods}
     with torch.no_grad():
-        for v, (m, new_cache, _) in mods.items():
-            cache, done = new_cache(), 0
-            # prefilled in the module's default form; only the timed steps take the
-            # decode keywords
-            for P in contexts:
-                # decoded to P
-                prefilled[v, P] = _reach(
-                    m, x, P, steps + 4, cache=copy.deepcopy(cache), **mods[v][2]
-                )
-                while done < P:  # prefilled to P
-                    k = min(chunk, P - done)
-                    m(x[:, done : done + k], cache=cache)
-                    done += k
+        for v, mod in mods.items():
+            for P, seen in _prefill(
+                mod, x, contexts, steps, chunk, prefilled[v]
+            ).items():
                 expected = expected_kv_bytes(kws[v], P, B, D, H, dtype)
                 rows[v, P] = dict(
-                    variant=v,
-                    context=P,
-                    positions=len(cache),
-                    nbytes=int(cache.nbytes),
-                    expected_nbytes=expected,
+                    variant=v, context=P, **seen, expected_nbytes=expected
                 )
             log(f"variants: {v} prefilled to {contexts[-1]}")
         for P in contexts:
-            times = {v: [] for v in mods}
-            for r in range(runs):
-                for v, (m, _, fwd) in mods.items():
-                    step = _steps(m, x, copy.deepcopy(prefilled[v, P]), P, **fwd)
-                    times[v].append(time_group(step, steps))
-            for v in mods:
-                rows[v, P]["per_token"] = summary(times[v])
-                del prefilled[v, P]
+            for v, per_token in _time_variants(
+                mods, prefilled, x, P, steps, runs
+            ).items():
+                rows[v, P]["per_token"] = per_token
+                del prefilled[v][P]  # its memory, before the next context
             medians = (f"{v} {rows[v, P]['per_token']['median']:.3f}" for v in mods)
             log(f"variants P={P:6d}: " + ", ".join(medians) + " ms/token")
     out = dict(
@@ -276,6 +313,24 @@ def bench_variants(
     return out
 
 # %% ../../nbs/11g_bench_decoding.ipynb #2fad3b98
+SWA_FROM = 2048  # the context SWA's growth is measured from, where the run has it
+
+
+def _ratio(a: dict, b: dict) -> dict:
+    "The ratio of two timings' medians and of their minima."
+    return dict(median=a["median"] / b["median"], min=a["min"] / b["min"])
+
+
+def _swa_growth(t: dict, contexts) -> dict | None:
+    """SWA's per-token time at the longest context over its time at `SWA_FROM` (at the
+    shortest context where that is not run); None with fewer than two contexts."""
+    swa = [P for P in contexts if ("SWA", P) in t]
+    if len(swa) < 2:
+        return None
+    lo = SWA_FROM if SWA_FROM in swa and SWA_FROM < swa[-1] else swa[0]
+    return dict(long=swa[-1], short=lo, **_ratio(t["SWA", swa[-1]], t["SWA", lo]))
+
+
 def variant_ratios(vr: dict) -> dict:
     """GQA/MHA and MLA/MHA per-token time at every context, and SWA's time at the
     longest context over its time at 2048."""
@@ -285,12 +340,9 @@ def variant_ratios(vr: dict) -> dict:
         if "per_token" in r
     }
 
-    def ratio(a, b):
-        return dict(median=a["median"] / b["median"], min=a["min"] / b["min"])
-
     def per_context(a, b):
         return [
-            dict(context=P, **ratio(t[a, P], t[b, P]))
+            dict(context=P, **_ratio(t[a, P], t[b, P]))
             for P in vr["contexts"]
             if (a, P) in t and (b, P) in t
         ]
@@ -298,12 +350,8 @@ def variant_ratios(vr: dict) -> dict:
     out = dict(
         gqa_to_mha=per_context("GQA", "MHA"), mla_to_mha=per_context("MLA", "MHA")
     )
-    swa = [P for P in vr["contexts"] if ("SWA", P) in t]
-    if len(swa) > 1:
-        lo = 2048 if 2048 in swa and 2048 < swa[-1] else swa[0]
-        out["swa_long_to_short"] = dict(
-            long=swa[-1], short=lo, **ratio(t["SWA", swa[-1]], t["SWA", lo])
-        )
+    if swa := _swa_growth(t, vr["contexts"]):
+        out["swa_long_to_short"] = swa
     return out
 
 # %% ../../nbs/11g_bench_decoding.ipynb #8ba26767
@@ -379,3 +427,421 @@ def bench_no_grad(
         cache=info,
         max_abs_diff=diff,
     )
+
+# %% ../../nbs/11g_bench_decoding.ipynb #361a5ae5
+_RECOMPUTE_ON_GPU = (
+    "a CPU target: on a GPU the recompute is cheap at these sizes (its positions run "
+    "in parallel, while a decoded step waits on its kernel launches)"
+)
+_BARE = {"cpu": 1.10, "cuda": 1.25}  # a decoded token over the bare loop's, by device
+DECODE_TARGETS = (
+    Target(
+        "cached decode {op} {threshold}x faster than recomputing the prefix at {at}",
+        "recompute_to_cached@P=4096",
+        ">=",
+        {"cpu": 10},
+        elsewhere=_RECOMPUTE_ON_GPU,
+    ),
+    Target(
+        "cached per-token cost linear in the context: largest residual of a + b·P "
+        "{op} {threshold}",
+        "fit_residual",
+        "<=",
+        0.25,
+    ),
+    Target(
+        "cached step == last row of the recomputed prefix: max |Δ| {op} {threshold}",
+        "cached_vs_recompute",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+    Target(
+        "decoded token {op} {threshold}x the bare loop of its operations at "
+        "context 256 (D=768)",
+        "ours_to_bare@P=256,D=768",
+        "<=",
+        _BARE,
+    ),
+    Target(
+        "decoded token {op} {threshold}x the bare loop of its operations at "
+        "context 1024 (D=768)",
+        "ours_to_bare@P=1024,D=768",
+        "<=",
+        _BARE,
+    ),
+    Target(
+        "bare loop == the module's decode step: max |Δ| {op} {threshold}",
+        "bare_vs_ours",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+)
+
+
+def _fit_metric(f: dict, ok: bool) -> tuple:  # (largest residual or None, text)
+    "The linear fit of the cached cost; left out where it cannot be trusted."
+    if not ok:
+        return None, "left out: unreliable run"
+    if f["slope_ms_per_pos"] < 0:
+        return None, "left out: negative slope, impossible"
+    return f["max_rel_residual"], (
+        f"{f['intercept_ms']:.3f} ms + "
+        f"{f['slope_ms_per_pos'] * 1e3:.3f} us/pos, "
+        f"residual {f['max_rel_residual']:.0%}"
+    )
+
+
+def _decode_metrics(dc: dict, ok: bool) -> dict:
+    m = {
+        f"recompute_to_cached@P={r['context']}": (
+            r["ratio"],
+            f"{r['ratio']:.0f}x (ratio of minima {r['ratio_min']:.0f}x)",
+        )
+        for r in dc["rows"]
+    }
+    if dc["cached_fit"]["slope_ms_per_pos"] is not None:
+        m["fit_residual"] = _fit_metric(dc["cached_fit"], ok)
+    if dc["rows"]:
+        m["cached_vs_recompute"] = diff_metric(
+            max(r["max_abs_diff"] for r in dc["rows"])
+        )
+    bare = dc.get("bare", {}).get("rows", [])
+    for q in bare:
+        m[f"ours_to_bare@P={q['context']},D={dc['D']}"] = (
+            q["ratio"],
+            ratio_text(q["ratio"], q["ratio_min"]),
+        )
+    if bare:
+        m["bare_vs_ours"] = diff_metric(max(q["max_abs_diff"] for q in bare))
+    return m
+
+# %% ../../nbs/11g_bench_decoding.ipynb #602d556d
+def _fit_lines(f: dict, ok: bool) -> list:
+    "The report's sentence on the fit of the cached cost, or why it is left out."
+    if f["slope_ms_per_pos"] is None:
+        return []
+    if not ok:
+        why = (
+            "Fit of the cached cost to the context left out: the run "
+            "was unreliable (see Load)."
+        )
+    elif f["slope_ms_per_pos"] < 0:
+        why = (
+            "The fitted per-position cost came out negative, which is "
+            "impossible: the groups were disturbed, so the fit is left out."
+        )
+    else:
+        why = (
+            f"Cached cost fitted to the fastest group at each context (the "
+            f"least disturbed): {f['intercept_ms']:.3f} ms + "
+            f"{f['slope_ms_per_pos'] * 1e3:.3f} µs per cached position "
+            f"(largest residual {f['max_rel_residual']:.0%})."
+        )
+    return ["", why]
+
+
+def _bare_lines(bare: dict | None) -> list:
+    "The report's table of a decoded token against the bare loop, if the run raced it."
+    if not (bare and bare["rows"]):
+        return []
+    how = f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved"
+    if bare.get("timed") == "steps":
+        how = (
+            f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed "
+            f"on its own, alternating between the two"
+        )
+    head = [
+        "context",
+        "ours ms/token",
+        "bare loop ms/token",
+        "ours / bare",
+        "max \\|Δ\\|",
+    ]
+    rows = [
+        [
+            str(q["context"]),
+            f"{q['ours']['median']:.3f}",
+            f"{q['bare']['median']:.3f}",
+            f"{q['ratio']:.2f}",
+            f"{q['max_abs_diff']:.1e}",
+        ]
+        for q in bare["rows"]
+    ]
+    lead = (
+        f"Decoded token against the bare loop of its operations: ms per "
+        f"token, medians of {how}; ours / bare of these medians:"
+    )
+    return ["", lead, ""] + md_table(head, rows)
+
+
+def _decode_md(dc: dict, ok: bool) -> list:
+    L = [
+        f"**Cached decoding against recomputing** (B=1, D={dc['D']}, H={dc['H']}, "
+        f"{dc['dtype']}): ms per token, medians: cached, of {dc['runs']} groups of "
+        f"{dc['steps']} steps, each group timed as one block; recompute, of "
+        f"{dc['runs']} recomputations of the prefix. The speed-up is recompute / "
+        f"cached of these medians.",
+        "",
+    ]
+    head = [
+        "context",
+        "cached ms/token",
+        "recompute ms/token",
+        "speed-up",
+        "cached tokens/s",
+        "max \\|Δ\\|",
+    ]
+    rows = [
+        [
+            str(r["context"]),
+            f"{r['cached']['median']:.3f}",
+            fmt_ms(r["recompute"]["median"]),
+            f"{r['ratio']:.0f}×",
+            f"{r['cached_tok_per_s']:.0f}",
+            f"{r['max_abs_diff']:.1e}",
+        ]
+        for r in dc["rows"]
+    ]
+    L += md_table(head, rows) + _fit_lines(dc["cached_fit"], ok)
+    return L + _bare_lines(dc.get("bare"))
+
+
+DECODE_PART = Benchmark(
+    name="decode",
+    measures="a cached token's cost against recomputing the prefix, and against the "
+    "bare loop of its operations",
+    run=bench_decode,
+    quick=dict(contexts=(256, 1024, 4096), steps=16, runs=6, bare_rounds=10),
+    full=dict(contexts=(256, 1024, 4096), steps=32, runs=8, bare_rounds=120),
+    targets=DECODE_TARGETS,
+    metrics=_decode_metrics,
+    report=_decode_md,
+)
+
+# %% ../../nbs/11g_bench_decoding.ipynb #9566f160
+VARIANTS_TARGETS = (
+    Target(
+        "GQA per-token time {op} {threshold}x MHA's at {at}", "gqa_to_mha@*", "<=", 1.0
+    ),
+    Target(
+        "SWA per-token time at the longest context / at 2048, or at the shortest "
+        "when 2048 was not run ({at}) {op} {threshold}",
+        "swa_growth@*",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "{at} cache bytes == kv_cache_bytes (one layer): contexts that differ "
+        "{op} {threshold}",
+        "cache_bytes_off@*",
+        "==",
+        0,
+        timing=False,
+    ),
+)
+
+
+def _bytes_metric(rows: list) -> tuple:  # (contexts that differ, text)
+    "How many of one variant's contexts hold other bytes than the formula's, and which."
+    bad = [r["context"] for r in rows if r["nbytes"] != r["expected_nbytes"]]
+    text = f"{len(rows) - len(bad)} of {len(rows)} contexts equal"
+    return len(bad), text + (f"; differs at {bad}" if bad else "")
+
+
+def _variants_metrics(vr: dict, ok: bool) -> dict:
+    m = {
+        f"gqa_to_mha@P={q['context']}": (q["median"], ratio_text(q["median"], q["min"]))
+        for q in vr["ratios"]["gqa_to_mha"]
+    }
+    if s := vr["ratios"].get("swa_long_to_short"):
+        m[f"swa_growth@P={s['long']} / {s['short']}"] = (
+            s["median"],
+            ratio_text(s["median"], s["min"]),
+        )
+    for v in vr["variants"]:
+        rows = [r for r in vr["rows"] if r["variant"] == v]
+        if rows:
+            m[f"cache_bytes_off@{v}"] = _bytes_metric(rows)
+    return m
+
+
+def _measured(vr: dict) -> list:
+    "The variants the result holds rows of, in its order."
+    return [v for v in vr["variants"] if any(r["variant"] == v for r in vr["rows"])]
+
+
+def _variants_lead(vr: dict, names: list) -> str:
+    "The lead of the per-token table: the variants, the setup, the absorbed form."
+    absorbed = ", ".join(v for v in names if vr["variants"][v].get("absorb"))
+    desc = ", ".join(f"{v} ({variant_desc(vr['variants'][v])})" for v in names)
+    form = "."
+    if absorbed:
+        form = (
+            f"; {absorbed} in the absorbed form (`absorb=True`), the form for decoding."
+        )
+    return (
+        f"**Decode per token: {desc}** (B={vr['B']}, D={vr['D']}, H={vr['H']}, "
+        f"{vr['dtype']}): ms per token, medians of {vr['runs']} groups of "
+        f"{vr['steps']} steps, round-robin over the variants; the ratios divide these "
+        f"medians" + form
+    )
+
+
+def _per_token_table(vr: dict, names: list, t: dict) -> list:
+    "Per-token ms per variant and context, and a column per ratio to MHA."
+    pairs = [(a, "MHA") for a in ("GQA", "MLA") if a in names and "MHA" in names]
+    # a column each, by context (a file from before MLA has no MLA rows, no mla_to_mha)
+    ratios = {
+        f"{a} / {b}": {
+            q["context"]: q for q in vr["ratios"].get(f"{a.lower()}_to_{b.lower()}", [])
+        }
+        for a, b in pairs
+    }
+
+    def row(P):
+        times = [f"{t[v, P]['per_token']['median']:.3f}" for v in names]
+        shares = [f"{q[P]['median']:.2f}" if P in q else "—" for q in ratios.values()]
+        return [str(P)] + times + shares
+
+    head = ["context"] + names + list(ratios)
+    return md_table(head, [row(P) for P in vr["contexts"]])
+
+
+def _cache_table(vr: dict, names: list, t: dict) -> list:
+    "Each variant's cache bytes per context against the formula's, ✗ where they differ."
+
+    def cache(v, P):
+        r = t[v, P]
+        mark = "" if r["nbytes"] == r["expected_nbytes"] else " ✗"
+        return f"{fmt_mib(r['nbytes'])} / {fmt_mib(r['expected_nbytes'])}{mark}"
+
+    rows = [[str(P)] + [cache(v, P) for v in names] for P in vr["contexts"]]
+    return md_table(["context"] + names, rows)
+
+
+def _variants_md(vr: dict, ok: bool) -> list:
+    names = _measured(vr)
+    t = {(r["variant"], r["context"]): r for r in vr["rows"]}
+    L = [_variants_lead(vr, names), ""] + _per_token_table(vr, names, t)
+    if s := vr["ratios"].get("swa_long_to_short"):
+        L += [
+            "",
+            f"SWA per-token time at {s['long']} / at {s['short']}, of the "
+            f"medians: {s['median']:.2f}.",
+        ]
+    L += [
+        "",
+        f"Cache of one layer after prefilling, MiB (measured `cache.nbytes` / "
+        f"expected by {vr['expected_by']}):",
+        "",
+    ]
+    L += _cache_table(vr, names, t)
+    missing = [f"— {v} not measured: {why}" for v, why in vr["unavailable"].items()]
+    return L + (["", *missing] if missing else [])
+
+
+VARIANTS_PART = Benchmark(
+    name="variants",
+    measures="a decoded token's time and the cache's bytes of MHA, GQA, MQA, SWA and "
+    "MLA at growing contexts",
+    run=bench_variants,
+    quick=dict(contexts=(1024, 2048, 4096), steps=16, runs=6),
+    full=dict(contexts=(1024, 2048, 4096, 8192, 16384), steps=32, runs=8),
+    targets=VARIANTS_TARGETS,
+    metrics=_variants_metrics,
+    report=_variants_md,
+)
+
+# %% ../../nbs/11g_bench_decoding.ipynb #24b5c70e
+NOGRAD_TARGETS = (
+    Target(
+        "eval-mode decode with autograd on {op} {threshold}x the same under "
+        "no_grad (D=384)",
+        "grad_to_no_grad@D=384",
+        "<=",
+        1.25,
+    ),
+    Target(
+        "same cache allocations with and without no_grad: counts that differ {op} "
+        "{threshold}",
+        "alloc_differences",
+        "==",
+        0,
+        timing=False,
+    ),
+    Target(
+        "same outputs with and without no_grad: max |Δ| {op} {threshold}",
+        "grad_vs_no_grad",
+        "<=",
+        (1e-5, 5e-2),
+        timing=False,
+    ),
+)
+
+
+def _nograd_metrics(ng: dict, ok: bool) -> dict:
+    c, keys = ng["cache"], ("n_allocs", "n_copied")
+    allocs = (
+        f"allocations {c['no_grad']['n_allocs']} vs {c['grad']['n_allocs']}, "
+        f"positions copied {c['no_grad']['n_copied']} vs {c['grad']['n_copied']}"
+    )
+    return {
+        f"grad_to_no_grad@D={ng['D']}": (
+            ng["ratio"],
+            ratio_text(ng["ratio"], ng["ratio_min"]),
+        ),
+        "alloc_differences": (
+            sum(c["grad"][k] != c["no_grad"][k] for k in keys),
+            allocs,
+        ),
+        "grad_vs_no_grad": diff_metric(ng["max_abs_diff"]),
+    }
+
+
+def _nograd_md(ng: dict, ok: bool) -> list:
+    how = (
+        "the two decodes side by side, each step timed on its own"
+        if ng.get("timed") == "steps"
+        else "each decode timed as one block"
+    )
+    L = [
+        f"**{ng['steps']} decode steps in eval mode, with and without "
+        f"`torch.no_grad()`** (D={ng['D']}, H={ng['H']}, {ng['dtype']}, from an empty "
+        f"cache, {how}): ms per token, the median of {ng['runs']} rounds:",
+        "",
+    ]
+    modes = (("no_grad", "under no_grad"), ("grad", "without no_grad"))
+    L += md_table(
+        ["mode", "ms/token", "buffer allocations", "positions copied", "cache MiB"],
+        [
+            [
+                lab,
+                f"{p['median']:.3f}",
+                str(c["n_allocs"]),
+                str(c["n_copied"]),
+                fmt_mib(c["nbytes"]),
+            ]
+            for k, lab in modes
+            for p, c in [(ng["per_token"][k], ng["cache"][k])]
+        ],
+    )
+    return L + [
+        "",
+        f"Without / with no_grad, of the medians: {ng['ratio']:.2f}; "
+        f"outputs differ by at most {ng['max_abs_diff']:.1e}.",
+    ]
+
+
+NOGRAD_PART = Benchmark(
+    name="nograd",
+    measures="decoding in eval mode with and without torch.no_grad(): time, "
+    "allocations, outputs",
+    run=bench_no_grad,
+    quick=dict(steps=256, runs=6),
+    full=dict(steps=1024, runs=10),
+    targets=NOGRAD_TARGETS,
+    metrics=_nograd_metrics,
+    report=_nograd_md,
+)

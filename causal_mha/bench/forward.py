@@ -8,13 +8,18 @@ import gc, re, resource, sys
 import psutil
 import torch
 from ..ground import check_int
-from .options import as_dtype, dtype_name, check_choice, check_width
+from .options import Benchmark, DEVICES, as_dtype, dtype_name
+from .options import check_choice, check_device, check_width
 from .timing import time_calls, in_fresh_process
 from .contenders import Attention, IMPLS, COMPILE_IMPLS, CAUSAL_KERNEL
 from .contenders import make_impls
+from .targets import Target, AGREE, ratio_text, diff_metric
+from .report import fmt_ms, md_table
 
 # %% auto #0
-__all__ = ['attention_flops', 'bench_speed', 'restart_peak_rss', 'peak_rss_above', 'peak_forward_bytes', 'bench_memory']
+__all__ = ['MEMORY_HEADROOM', 'SPEED_TARGETS', 'SPEED_PART', 'MEMORY_TARGETS', 'MEMORY_PART', 'attention_flops', 'bench_speed',
+           'restart_peak_rss', 'peak_rss_above', 'PeakMemory', 'check_memory_device', 'peak_forward_bytes',
+           'available_bytes', 'bench_memory']
 
 # %% ../../nbs/11f_bench_forward.ipynb #5f16d3a5
 def attention_flops(
@@ -54,6 +59,52 @@ def _fwd_bwd(m, x):
     return f
 
 
+def _quiet(line: str):
+    "A `log` that prints nothing."
+
+
+def _compiled(impls: dict) -> dict:
+    "torch.compile'd copies of the implementations of `COMPILE_IMPLS` among `impls`."
+    return {
+        f"{n} +compile": torch.compile(impls[n]) for n in COMPILE_IMPLS if n in impls
+    }
+
+
+def _max_diffs(impls: dict, x) -> dict:  # name -> largest |Δ| from ours fast's output
+    "Each implementation's largest difference from `ours fast` on `x` (NaN without it)."
+    with torch.no_grad():
+        if "ours fast" not in impls:
+            return {n: float("nan") for n in impls}
+        ref = impls["ours fast"](x)
+        return {n: float((m(x) - ref).abs().max()) for n, m in impls.items()}
+
+
+def _flops_of(B: int, T: int, D: int, passes: int):
+    """name -> the FLOPs of an implementation's call: `passes` forwards' worth (1 for
+    the forward, 3 for forward and backward), with the causal kernel's count where it
+    calls one."""
+
+    def flops(name):
+        causal = name.removesuffix(" +compile") in CAUSAL_KERNEL
+        return passes * attention_flops(B, T, D, causal=causal)
+
+    return flops
+
+
+def _to_floor(times: dict, flops_of, rate: float) -> dict:
+    """Each `summary` of `times` with its ratios to the fastest median and to its floor:
+    `flops_of(name)` FLOPs at `rate` FLOP/s."""
+    best = min(r["median"] for r in times.values())
+    rows = {}
+    for n, r in times.items():
+        floor = flops_of(n) / rate * 1e3
+        to_floor = r["median"] / floor
+        rows[n] = dict(
+            r, to_fastest=r["median"] / best, floor_ms=floor, to_floor=to_floor
+        )
+    return rows
+
+
 def bench_speed(
     B: int = 8,
     T: int = 1024,
@@ -76,20 +127,13 @@ def bench_speed(
     dtype = as_dtype(dtype)
     attention_flops(B, T, D)
     check_width(D, H)
-    log = log or (lambda s: None)
+    log = log or _quiet
     impls = make_impls(D, H, T, names, device, dtype, seed)
     if compile:
-        for n in [n for n in COMPILE_IMPLS if n in impls]:
-            impls[f"{n} +compile"] = torch.compile(impls[n])
+        impls |= _compiled(impls)
     g = torch.Generator().manual_seed(seed + 1)
     x = torch.randn(B, T, D, generator=g).to(device=device, dtype=dtype)
-    with torch.no_grad():
-        ref = impls["ours fast"](x) if "ours fast" in impls else None
-
-        def diff(m):
-            return float("nan") if ref is None else float((m(x) - ref).abs().max())
-
-        delta = {n: diff(m) for n, m in impls.items()}
+    delta = _max_diffs(impls, x)
     log(
         f"outputs agree with 'ours fast' (max |Δ| {max(delta.values()):.2e}); "
         f"timing forward ..."
@@ -97,29 +141,15 @@ def bench_speed(
     a = x.reshape(B * T, D)
     w = torch.randn(D, 3 * D, generator=g).to(device=device, dtype=dtype)
     # timed in the same round-robin, so under the same load
-    gemm = {"_gemm": lambda: torch.mm(a, w)}
-    fwd = time_calls(
-        {**gemm, **{n: _fwd(m, x) for n, m in impls.items()}}, warmup, runs, budget_s
-    )
+    calls = {"_gemm": lambda: torch.mm(a, w)} | {
+        n: _fwd(m, x) for n, m in impls.items()
+    }
+    fwd = time_calls(calls, warmup, runs, budget_s)
     rate = 2 * B * T * D * 3 * D / (fwd.pop("_gemm")["median"] / 1e3)
     log("timing forward+backward ...")
     xg = x.detach().clone().requires_grad_(True)
-    bwd = time_calls(
-        {n: _fwd_bwd(m, xg) for n, m in impls.items()}, warmup, runs, budget_s
-    )
-    rows = {}
-    for mode, res, k in (("fwd", fwd, 1), ("fwd+bwd", bwd, 3)):
-        best = min(r["median"] for r in res.values())
-        rows[mode] = {}
-        for n, r in res.items():
-            causal = n.removesuffix(" +compile") in CAUSAL_KERNEL
-            floor = k * attention_flops(B, T, D, causal=causal) / rate * 1e3
-            rows[mode][n] = dict(
-                r,
-                to_fastest=r["median"] / best,
-                floor_ms=floor,
-                to_floor=r["median"] / floor,
-            )
+    calls = {n: _fwd_bwd(m, xg) for n, m in impls.items()}
+    bwd = time_calls(calls, warmup, runs, budget_s)
     return dict(
         B=B,
         T=T,
@@ -133,7 +163,8 @@ def bench_speed(
         flops_fwd_causal=attention_flops(B, T, D, causal=True),
         gemm_flops_per_s=rate,
         max_abs_diff=delta,
-        **rows,
+        fwd=_to_floor(fwd, _flops_of(B, T, D, 1), rate),
+        **{"fwd+bwd": _to_floor(bwd, _flops_of(B, T, D, 3), rate)},
     )
 
 # %% ../../nbs/11f_bench_forward.ipynb #05f1e543
@@ -160,6 +191,59 @@ def peak_rss_above(base: int) -> int:
     return _status_bytes("VmHWM") - base
 
 
+class PeakMemory:
+    """Context manager: the peak memory of the block above what was held when it began,
+    in `bytes` after it. On CUDA the allocator's peak above the memory allocated before
+    (the device synchronised before and after); on the CPU the peak RSS above the RSS
+    before (`restart_peak_rss`; `bytes` stays None where Linux does not allow it)."""
+
+    def __init__(self, device="cpu"):
+        self.device, self.bytes = torch.device(device), None
+        self._cuda = self.device.type == "cuda"
+
+    def __enter__(self):
+        if self._cuda:
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self._base = torch.cuda.memory_allocated(self.device)
+        else:
+            self._base = restart_peak_rss()
+        return self
+
+    def __exit__(self, *exc):
+        if self._cuda:
+            torch.cuda.synchronize(self.device)
+            self.bytes = torch.cuda.max_memory_allocated(self.device) - self._base
+        elif self._base is not None:
+            self.bytes = peak_rss_above(self._base)
+
+
+def check_memory_device(
+    device,  # where a part would run
+    what: str,  # the part's function, for the message
+) -> str:  # 'cpu' or 'cuda'
+    """The device type where `what` can measure memory: the CPU (peak RSS) or a CUDA
+    device this machine has (its allocator's peak); a `ValueError` naming the device
+    otherwise."""
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, TypeError):
+        kind = None
+    if kind not in DEVICES:
+        raise ValueError(
+            f"{what} measures CPU processes (peak RSS) or a CUDA device (its "
+            f"allocator's peak), got device {device!r}"
+        )
+    check_device(device)
+    return kind
+
+
+def _max_rss_bytes() -> int:
+    "The process's peak RSS over its life, in bytes (`ru_maxrss`)."
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes, else KiB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit
+
+
 def peak_forward_bytes(
     path: str,  # 'fast' or 'explicit'
     T: int,
@@ -169,35 +253,47 @@ def peak_forward_bytes(
     device="cpu",
     dtype=torch.float32,
 ) -> int:  # extra bytes at the peak of one forward
-    """Peak extra memory of one `Attention` forward under no_grad (CUDA allocator peak,
-    or peak RSS on CPU), measured in THIS process."""
+    """Peak extra memory of one `Attention` forward under no_grad (`PeakMemory`: CUDA
+    allocator peak, or peak RSS on CPU, there `ru_maxrss` where the counter cannot be
+    restarted), measured in THIS process."""
     check_choice("path", [path], ("fast", "explicit"))
     dtype = as_dtype(dtype)
     attention_flops(B, T, D)
+    explicit = path == "explicit"
     torch.manual_seed(0)
     m = Attention(D, H, T).to(device=device, dtype=dtype).eval()
     x = torch.randn(B, T, D, device=device, dtype=dtype)
     with torch.no_grad():
-        # load kernels and thread pools before measuring
-        m(x[:, :8], explicit=path == "explicit")
+        m(x[:, :8], explicit=explicit)  # load kernels and thread pools before measuring
         gc.collect()
-        if torch.device(device).type == "cuda":
-            torch.cuda.synchronize(device)
-            torch.cuda.reset_peak_memory_stats(device)
-            base = torch.cuda.memory_allocated(device)
-            out = m(x, explicit=path == "explicit")
-            torch.cuda.synchronize(device)
-            return torch.cuda.max_memory_allocated(device) - base
-        base = restart_peak_rss()
-        if base is not None:
-            out = m(x, explicit=path == "explicit")
-            return peak_rss_above(base)
-        base = psutil.Process().memory_info().rss
-        out = m(x, explicit=path == "explicit")
-        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes, else KiB
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit - base
+        rss = psutil.Process().memory_info().rss
+        with PeakMemory(device) as peak:
+            m(x, explicit=explicit)
+    return _max_rss_bytes() - rss if peak.bytes is None else peak.bytes
 
 # %% ../../nbs/11f_bench_forward.ipynb #090c4d8a
+MEMORY_HEADROOM = 0.7  # the share of the available memory a point may plan to take
+
+
+def available_bytes(device="cpu") -> int:
+    "Memory free for a point: the CPU's available memory, or the CUDA device's free."
+    if torch.device(device).type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    return psutil.virtual_memory().available
+
+
+def _skip_note(path: str, T: int, H: int, esize: int, max_T: int, device) -> str:
+    "Why a point of the memory part is not measured, or '' when it is."
+    if path != "explicit":
+        return ""
+    if T > max_T:
+        return f"skipped: T > max_explicit_T={max_T}"
+    need, avail = 4 * H * T * T * esize, available_bytes(device)
+    if need <= MEMORY_HEADROOM * avail:
+        return ""
+    return f"skipped: needs ~{need / 2**30:.1f} GiB, {avail / 2**30:.1f} GiB available"
+
+
 def _peak_point(path, T, D, H, device, dtype, subprocess_per_point) -> int:
     """`peak_forward_bytes` of one point: in a fresh Python process (CPU,
     `subprocess_per_point`), else in this one."""
@@ -214,6 +310,14 @@ def _peak_point(path, T, D, H, device, dtype, subprocess_per_point) -> int:
     )
 
 
+def _growth(rows: list, path: str) -> tuple | None:  # (ratio, earlier T, later T)
+    "The last two measured peaks of `path`: the later over the earlier, and their T."
+    pts = [(r["T"], r["peak"]) for r in rows if r["path"] == path and r["peak"]]
+    if len(pts) < 2:
+        return None
+    return pts[-1][1] / pts[-2][1], pts[-2][0], pts[-1][0]
+
+
 def bench_memory(
     Ts=(1024, 2048, 4096, 8192, 16384),  # sequence lengths, B=1
     D: int = 768,
@@ -228,38 +332,19 @@ def bench_memory(
     path is not run above `max_explicit_T`; on CPU with `subprocess_per_point`, each
     point is measured in a fresh Python process."""
     dtype = as_dtype(dtype)
-    log = log or (lambda s: None)
+    log = log or _quiet
     check_width(D, H)
     Ts = sorted(check_int("T", T, 1) for T in Ts)
     esize = torch.empty((), dtype=dtype).element_size()
     rows = []
     for path in ("explicit", "fast"):
         for T in Ts:
-            need = 4 * H * T * T * esize if path == "explicit" else 0
-            cpu = torch.device(device).type == "cpu"
-            avail = psutil.virtual_memory().available if cpu else None
-            if path == "explicit" and T > max_explicit_T:
-                note = f"skipped: T > max_explicit_T={max_explicit_T}"
-            elif avail is not None and need > 0.7 * avail:
-                note = (
-                    f"skipped: needs ~{need / 2**30:.1f} GiB, "
-                    f"{avail / 2**30:.1f} GiB available"
-                )
-            else:
-                note = ""
+            note = _skip_note(path, T, H, esize, max_explicit_T, device)
             peak = None
             if not note:
                 peak = _peak_point(path, T, D, H, device, dtype, subprocess_per_point)
-            rows.append(dict(path=path, T=T, peak=peak, note=note))
-            if peak is not None:
                 log(f"memory {path:8s} T={T:6d}: {peak / 2**20:9.1f} MiB")
-
-    def growth(path):
-        pts = [(r["T"], r["peak"]) for r in rows if r["path"] == path and r["peak"]]
-        if len(pts) < 2:
-            return None
-        return pts[-1][1] / pts[-2][1], pts[-2][0], pts[-1][0]
-
+            rows.append(dict(path=path, T=T, peak=peak, note=note))
     return dict(
         D=D,
         H=H,
@@ -268,5 +353,211 @@ def bench_memory(
         dtype=dtype_name(dtype),
         max_explicit_T=max_explicit_T,
         rows=rows,
-        growth={p: growth(p) for p in ("explicit", "fast")},
+        growth={p: _growth(rows, p) for p in ("explicit", "fast")},
     )
+
+# %% ../../nbs/11f_bench_forward.ipynb #89248c9f
+SPEED_TARGETS = (
+    Target(
+        "ours fast {op} {threshold}x the fastest other implementation (fwd)",
+        "fast_to_best_other.fwd",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "ours fast {op} {threshold}x the fastest other implementation (fwd+bwd)",
+        "fast_to_best_other.fwd+bwd",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "ours fast {op} {threshold}x its GEMM floor (fwd)",
+        "fast_to_floor.fwd",
+        "<=",
+        2.0,
+    ),
+    Target(
+        "ours explicit {op} {threshold}x Ch03_MHA (fwd)",
+        "explicit_to_ch03.fwd",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "ours explicit {op} {threshold}x Ch03_MHA (fwd+bwd)",
+        "explicit_to_ch03.fwd+bwd",
+        "<=",
+        1.2,
+    ),
+    Target(
+        "ours fast == ours explicit on the bench input: max |Δ| {op} {threshold}",
+        "fast_vs_explicit",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+)
+
+
+def _best_other(rows: dict) -> tuple:  # (ratio, text), or None without another
+    "Ours fast's median over the fastest other implementation's, with that one's name."
+    others = {n: r["median"] for n, r in rows.items() if not n.startswith("ours")}
+    if not others:
+        return None
+    best, f = min(others, key=others.get), rows["ours fast"]
+    r = f["median"] / others[best]
+    minima = f["min"] / rows[best]["min"]
+    return r, f"{r:.2f}x ({best}; ratio of minima {minima:.2f}x)"
+
+
+def _floor_metric(sp: dict, ok: bool) -> tuple:  # (ratio or None, text)
+    "Ours fast's forward against its GEMM floor; left out where it cannot be trusted."
+    r = sp["fwd"]["ours fast"]["to_floor"]
+    if not ok:
+        return None, "left out: unreliable run"
+    if r < 1:
+        return None, "left out: below 1, impossible"
+    return r, f"{r:.2f}x"
+
+
+def _speed_metrics(sp: dict, ok: bool) -> dict:
+    m = {}
+    if "ours fast" not in sp["fwd"]:
+        return m
+    for mode in ("fwd", "fwd+bwd"):
+        rows = sp[mode]
+        if best := _best_other(rows):
+            m[f"fast_to_best_other.{mode}"] = best
+        if "ours explicit" in rows and "Ch03_MHA" in rows:
+            e, c = rows["ours explicit"], rows["Ch03_MHA"]
+            r = e["median"] / c["median"]
+            m[f"explicit_to_ch03.{mode}"] = (r, ratio_text(r, e["min"] / c["min"]))
+    m["fast_to_floor.fwd"] = _floor_metric(sp, ok)
+    if "ours explicit" in sp["max_abs_diff"]:
+        m["fast_vs_explicit"] = diff_metric(sp["max_abs_diff"]["ours explicit"])
+    return m
+
+# %% ../../nbs/11f_bench_forward.ipynb #8cdd1595
+def _floor_cell(r: dict, ok: bool) -> str:
+    "`×floor` of one timing; a dash for an unreliable run or an impossible figure (<1)."
+    return f"{r['to_floor']:.2f}" if ok and r["to_floor"] >= 1 else "—"
+
+
+def _speed_lead(sp: dict) -> str:
+    "The sentence above the speed table: the setup, how it was timed, the floor."
+    n, G = next(iter(sp["fwd"].values()))["n"], 1e9
+    return (
+        f"**Speed**: x [{sp['B']}, {sp['T']}, {sp['D']}], H={sp['H']}, "
+        f"{sp['dtype']}, dropout 0, {sp['warmup']} warm-up + {n} timed runs each, "
+        f"round-robin. A time is the median of its runs, in ms (the plot shows "
+        f"their quartiles); ×fastest divides it by the fastest median, ×floor by the "
+        f"floor: the forward's {sp['flops_fwd'] / G:.1f} GFLOPs "
+        f"({sp['flops_fwd_causal'] / G:.1f} for the causal kernel) at the GEMM rate "
+        f"measured in the same round-robin, {sp['gemm_flops_per_s'] / G:.0f} GFLOP/s; "
+        f"max |Δ|: the largest difference from ours fast's output."
+    )
+
+
+_SPEED_HEAD = [
+    "implementation",
+    "fwd ms",
+    "×fastest",
+    "×floor",
+    "fwd+bwd ms",
+    "×fastest",
+    "×floor",
+    "max \\|Δ\\|",
+]
+
+
+def _speed_md(sp: dict, ok: bool) -> list:
+    def row(n):
+        f, b = sp["fwd"][n], sp["fwd+bwd"][n]
+        return [
+            n,
+            fmt_ms(f["median"]),
+            f"{f['to_fastest']:.2f}",
+            _floor_cell(f, ok),
+            fmt_ms(b["median"]),
+            f"{b['to_fastest']:.2f}",
+            _floor_cell(b, ok),
+            f"{sp['max_abs_diff'][n]:.1e}",
+        ]
+
+    L = [_speed_lead(sp), ""] + md_table(_SPEED_HEAD, [row(n) for n in sp["fwd"]])
+    if not ok:
+        return L + ["", "×floor left out: the run was unreliable (see Load)."]
+    if any(sp[k][n]["to_floor"] < 1 for k in ("fwd", "fwd+bwd") for n in sp[k]):
+        L += [
+            "",
+            "A ×floor below 1 is impossible (faster than the matrix products "
+            "alone): the GEMM reference was disturbed during the run, so those cells "
+            "show a dash.",
+        ]
+    return L
+
+
+SPEED_PART = Benchmark(
+    name="speed",
+    measures="forward and forward+backward of every implementation, side by side, "
+    "against the GEMM floor",
+    run=bench_speed,
+    quick=dict(B=2, T=256, warmup=1, runs=8, budget_s=6),
+    full=dict(B=8, T=1024, warmup=1, runs=10, budget_s=240),
+    targets=SPEED_TARGETS,
+    metrics=_speed_metrics,
+    report=_speed_md,
+    options=("compile",),
+)
+
+# %% ../../nbs/11f_bench_forward.ipynb #fb2ce28a
+MEMORY_TARGETS = (
+    Target(
+        "fast path's peak memory linear in T: peak at {at}, later / earlier {op} "
+        "{threshold}",
+        "fast_peak_growth@*",
+        "<",
+        2.3,
+        timing=False,
+    ),
+)
+
+
+def _memory_metrics(mm: dict, ok: bool) -> dict:
+    g = mm["growth"].get("fast")
+    return {f"fast_peak_growth@T={g[1]}..{g[2]}": (g[0], f"{g[0]:.2f}")} if g else {}
+
+
+def _mib_cell(peak) -> str:
+    "A peak in whole MiB, or a dash for a point not measured."
+    return "—" if peak is None else f"{peak / 2**20:.0f}"
+
+
+def _peak_cells(mm: dict, path: str) -> list:
+    "The peaks of one path, a cell per length."
+    return [_mib_cell(r["peak"]) for r in mm["rows"] if r["path"] == path]
+
+
+def _memory_md(mm: dict, ok: bool) -> list:
+    Ts = sorted({r["T"] for r in mm["rows"]})
+    L = [
+        f"**Peak memory of one forward** (B=1, D={mm['D']}, H={mm['H']}, "
+        f"{mm['dtype']}, no_grad), MiB:",
+        "",
+    ]
+    peaks = {p: _peak_cells(mm, p) for p in ("explicit", "fast")}
+    L += md_table(["T"] + [str(T) for T in Ts], [[p] + v for p, v in peaks.items()])
+    notes = sorted({r["note"] for r in mm["rows"] if r["note"]})
+    return L + (["", *("— " + n for n in notes)] if notes else [])
+
+
+MEMORY_PART = Benchmark(
+    name="memory",
+    measures="the peak memory of one forward, explicit and fast paths, at growing T",
+    run=bench_memory,
+    quick=dict(Ts=(1024, 2048), max_explicit_T=2048),
+    full=dict(Ts=(1024, 2048, 4096, 8192, 16384), max_explicit_T=8192),
+    targets=MEMORY_TARGETS,
+    metrics=_memory_metrics,
+    report=_memory_md,
+    timed=False,
+)

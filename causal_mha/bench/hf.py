@@ -8,11 +8,14 @@ import copy, statistics
 import torch
 from ..ground import check_int, document
 from ..hf import swap_attention
+from .options import Benchmark, check_device
 from .timing import time_once
 from .load import load_average
+from .targets import Target, AGREE, diff_metric
+from .report import md_table
 
 # %% auto #0
-__all__ = ['random_model', 'hf_speed', 'bench_hf']
+__all__ = ['HF_TARGETS', 'HF_PART', 'random_model', 'hf_speed', 'bench_hf']
 
 # %% ../../nbs/16a_hf_bench.ipynb #4b657ccb
 _TIMED = ("Llama", "Mistral", "Qwen3", "Gemma 3")  # the families hf_speed builds
@@ -28,6 +31,7 @@ def random_model(
     vocab_size: int = 1024,  # small, so attention's share shows
     dtype: torch.dtype = torch.float32,  # of the weights
     seed: int = 0,  # of the random weights
+    device="cpu",  # where it lives
 ):  # a transformers causal LM in eval mode
     """A transformers model of `family` from its default config at these sizes (MLP
     3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode. The
@@ -66,7 +70,7 @@ def random_model(
     }
     cls, cfg = make[family]()
     torch.manual_seed(seed)
-    return cls(cfg).to(dtype).eval()
+    return cls(cfg).to(device=device, dtype=dtype).eval()
 
 
 def hf_speed(
@@ -80,6 +84,7 @@ def hf_speed(
     long_repeats: int = 3,  # turns of the windowed prefill
     dtype: torch.dtype = torch.float32,
     seed: int = 0,
+    device="cpu",  # where the models run: the CPU or a CUDA device
     d_model: int = 512,
     n_layers: int = 4,
     n_heads: int = 8,
@@ -147,7 +152,7 @@ def hf_speed(
     g = torch.Generator().manual_seed(seed)
 
     def ids(T):
-        return torch.randint(1, 1000, (1, T), generator=g)
+        return torch.randint(1, 1000, (1, T), generator=g).to(device)
 
     def side_by_side(original, swapped, run, agree, turns=repeats) -> dict:
         # warm (allocations, first calls), and compared
@@ -177,7 +182,7 @@ def hf_speed(
 
     with torch.no_grad():
         for fam in families:
-            original = random_model(fam, dtype=dtype, seed=seed, **sizes)
+            original = random_model(fam, dtype=dtype, seed=seed, device=device, **sizes)
             swapped = swap_attention(copy.deepcopy(original))
             x, p = ids(prefill), ids(prompt)
             out["prefill"][fam] = side_by_side(original, swapped, last(x), logits)
@@ -193,7 +198,7 @@ def hf_speed(
             out["generate"][fam] = side_by_side(original, swapped, gen, tokens)
         if long is not None:
             original = random_model(
-                "Mistral", window=window, dtype=dtype, seed=seed, **sizes
+                "Mistral", window=window, dtype=dtype, seed=seed, device=device, **sizes
             )
             swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
             out["windowed"][f"Mistral, window {window}"] = side_by_side(
@@ -209,6 +214,7 @@ def hf_speed(
         repeats=repeats,
         long_repeats=long_repeats,
         dtype=str(dtype),
+        device=str(device),
         threads=torch.get_num_threads(),
         **sizes,
     )
@@ -216,34 +222,183 @@ def hf_speed(
     return out
 
 
-document(random_model)
-document(hf_speed)
-
-
 def bench_hf(
-    device="cpu",  # the models run on the CPU
+    device="cpu",  # where the models run: the CPU or a CUDA device
     dtype=torch.float32,  # their dtype
     log=None,  # print-like, for progress lines
     **settings,  # `hf_speed`'s settings
 ) -> dict:  # `hf_speed`'s result, or {'unavailable': why}
-    """The benchmark's `hf` part: `hf_speed` on the CPU, with a line per comparison.
+    """The benchmark's `hf` part: `hf_speed` on `device`, with a line per comparison.
     `settings` are `hf_speed`'s (families, prefill, prompt, new_tokens, long, window,
     repeats, ...). Without transformers it returns {'unavailable': why}."""
-    if torch.device(device).type != "cpu":
-        raise ValueError(f"the hf part times CPU models, got device {device!r}")
+    device = check_device(device)
+    log = log or (lambda line: None)
     try:
         import transformers  # noqa: F401
     except ImportError:
         return {"unavailable": "transformers is not installed"}
-    res = hf_speed(dtype=dtype, **settings)
+    res = hf_speed(dtype=dtype, device=device, **settings)
     for part in ("prefill", "generate", "windowed"):
         for fam, r in res[part].items():
             o, s = r["original_s"], r["swapped_s"]
-            (log or (lambda line: None))(
+            log(
                 f"hf {part:8} {fam:22}: medians: original {o:.3f} s, swapped "
                 f"{s:.3f} s, ratio {s / o:.2f}; per turn: median {r['ratio']:.2f}"
             )
     return res
 
 
-document(bench_hf)
+for _f in (random_model, hf_speed, bench_hf):
+    document(_f)
+
+# %% ../../nbs/16a_hf_bench.ipynb #034c8064
+HF_TARGETS = (
+    Target(
+        "swapped {at}: prefill time {op} {threshold}x the original's (no slower: "
+        "the same operations, within the turns' noise)",
+        "prefill_ratio@*",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "swapped {at}: generation time {op} {threshold}x the original's (no "
+        "slower: the same operations, within the turns' noise)",
+        "generate_ratio@*",
+        "<=",
+        1.05,
+    ),
+    Target(
+        "swapped {at}: prefill time {op} {threshold}x the original's (several "
+        "times faster)",
+        "windowed_ratio@*",
+        "<=",
+        {"cpu": 0.34},
+        ("full",),
+        elsewhere="a CPU target: the window's blocks are a CPU route, and on a GPU "
+        "the original's kernel is the faster one",
+    ),
+    Target(
+        "swapped == original: largest difference of the last position's logits "
+        "{op} {threshold}",
+        "logits_diff",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+    Target(
+        "swapped == original: generated sequences that differ {op} {threshold}",
+        "tokens_differ",
+        "==",
+        0,
+        timing=False,
+    ),
+)
+
+
+def _turns_ratio(r: dict) -> tuple:  # (ratio, text)
+    "The median of the turns' ratios, with their quartiles."
+    q1, q3 = r["ratio_iqr"]
+    return r["ratio"], (
+        f"{r['ratio']:.2f}x, the median of the turns' ratios "
+        f"(quartiles {q1:.2f}–{q3:.2f})"
+    )
+
+
+def _tokens_metric(generated: dict) -> tuple:  # (sequences that differ, text)
+    "How many families' generated tokens differ from the original's, and which."
+    bad = [f for f, r in generated.items() if not r["same_tokens"]]
+    n = len(generated)
+    differ = f"; differ: {', '.join(bad)}" if bad else ""
+    return len(bad), f"{n - len(bad)} of {n} the same" + differ
+
+
+def _hf_metrics(hf: dict, ok: bool) -> dict:
+    if hf.get("unavailable"):
+        return {}
+    st, m = hf["settings"], {}
+    for fam, r in hf["prefill"].items():
+        m[f"prefill_ratio@{fam}, T={st['prefill']}"] = _turns_ratio(r)
+    for fam, r in hf["generate"].items():
+        at = f"{fam}, {st['new_tokens']} tokens after {st['prompt']}"
+        m[f"generate_ratio@{at}"] = _turns_ratio(r)
+    for name, r in hf["windowed"].items():
+        m[f"windowed_ratio@{name}, T={st['long']}"] = _turns_ratio(r)
+    diffs = [r["logits_diff"] for p in ("prefill", "windowed") for r in hf[p].values()]
+    if diffs:
+        m["logits_diff"] = diff_metric(max(diffs))
+    if hf["generate"]:
+        m["tokens_differ"] = _tokens_metric(hf["generate"])
+    return m
+
+# %% ../../nbs/16a_hf_bench.ipynb #2240110c
+def _hf_lead(st: dict, windowed: bool) -> str:
+    "The sentence above the table: the models, the turns, the two ratios."
+    long = f", {st['long_repeats']} for the windowed prefill" if windowed else ""
+    return (
+        f"**Hugging Face models, swapped against the originals** "
+        f"({st.get('n_layers', 4)} layers, D={st.get('d_model', 512)}, "
+        f"{st.get('n_heads', 8)} query / {st.get('n_kv_heads', 2)} kv heads, "
+        f"{st['dtype'].replace('torch.', '')}, {st['threads']} threads; "
+        f"{st['repeats']} turns of the original then the swapped model{long}). "
+        f"Seconds: each side's median. Two ratios, swapped / original, below 1 "
+        f"where the swapped model is faster: of the two medians, and per turn, the "
+        f"median of the turns' own ratios with their quartiles (each turn's two runs "
+        f"share the machine's load; the targets judge this one). On a quiet machine "
+        f"they agree."
+    )
+
+
+def _comparison_cells(what: str, fam: str, r: dict) -> list:
+    "One comparison's cells."
+    o, s, (q1, q3) = r["original_s"], r["swapped_s"], r["ratio_iqr"]
+    agree = f"same tokens: {'yes' if r.get('same_tokens') else 'NO'}"
+    if "logits_diff" in r:
+        agree = f"logits {r['logits_diff']:.1e}"
+    ratios = [f"{s / o:.2f}", f"{r['ratio']:.2f} ({q1:.2f}–{q3:.2f})"]
+    return [what, fam, f"{o:.3f}", f"{s:.3f}", *ratios, agree]
+
+
+def _hf_md(hf: dict, ok: bool) -> list:
+    title = "**Hugging Face models, swapped against the originals**"
+    if hf.get("unavailable"):
+        return [f"{title}: not measured: {hf['unavailable']}"]
+    st = hf["settings"]
+    parts = (
+        ("prefill", f"prefill {st['prefill']}"),
+        ("generate", f"{st['new_tokens']} tokens after {st['prompt']}"),
+        ("windowed", f"prefill {st['long']}"),
+    )
+    rows = [
+        _comparison_cells(what, fam, r) for p, what in parts for fam, r in hf[p].items()
+    ]
+    head = [
+        "part",
+        "model",
+        "original s",
+        "swapped s",
+        "ratio of the medians",
+        "per turn (quartiles)",
+        "agree",
+    ]
+    return [_hf_lead(st, bool(hf["windowed"])), ""] + md_table(head, rows)
+
+
+HF_PART = Benchmark(
+    name="hf",
+    measures="Hugging Face models swapped against their originals: prefill, "
+    "generation, a long windowed prefill",
+    run=bench_hf,
+    quick=dict(
+        families=("Llama", "Mistral"),
+        prefill=512,
+        prompt=256,
+        new_tokens=8,
+        long=None,
+        repeats=5,
+    ),
+    full=dict(repeats=9, long=16384, long_repeats=3),
+    targets=HF_TARGETS,
+    metrics=_hf_metrics,
+    report=_hf_md,
+    passes_to=(hf_speed,),
+)

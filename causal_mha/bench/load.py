@@ -7,20 +7,13 @@ from __future__ import annotations
 import os, platform, re, threading, time
 import psutil
 import torch
+from .options import benchmarks, usable_cores
 
 # %% auto #0
-__all__ = ['SLACK', 'MAX_OVER', 'UNTIMED', 'usable_cores', 'load_average', 'machine_info', 'others_cpu_seconds', 'cpu_sample',
-           'others_busy', 'CpuMonitor', 'part_load', 'reliability']
+__all__ = ['SLACK', 'MAX_OVER', 'load_average', 'machine_info', 'others_cpu_seconds', 'cpu_sample', 'others_busy', 'CpuMonitor',
+           'untimed_parts', 'part_load', 'reliability']
 
 # %% ../../nbs/11d_bench_load.ipynb #1bf2d9fd
-def usable_cores() -> int:
-    "Number of CPU cores this process may run on."
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def load_average() -> float | None:
     "The 1-minute load average, or None where the system does not report one."
     try:
@@ -112,7 +105,11 @@ class CpuMonitor:
 # %% ../../nbs/11d_bench_load.ipynb #22deedd5
 SLACK = 0.5  # CPUs of slack before a second counts as oversubscribed
 MAX_OVER = 0.1  # most oversubscribed seconds of a timing part in a reliable run
-UNTIMED = ("memory",)  # parts whose figures do not depend on the load
+
+
+def untimed_parts() -> tuple:
+    "The parts whose figures do not depend on the load (`timed=False` in their record)."
+    return tuple(n for n, b in benchmarks().items() if not b.timed)
 
 
 def part_load(part: str, a: dict, b: dict, samples: list, threads: int) -> dict:
@@ -133,50 +130,43 @@ _SHARED = (
 )
 
 
-def reliability(
-    load: dict,  # 'start', 'samples', 'cpus', 'parts'
-    threads: int,  # this run's torch threads
-    cores: int,  # the cores it may use
-) -> tuple:  # (True / False / None when unknown, a sentence)
-    """Whether the run had the CPUs to itself: other work measured each second of each
-    timing part, else the load averages. `load` holds 'start' (the load average before),
-    'samples' ([[label, load average]]), 'cpus' and 'parts' (`part_load` dicts). Returns
-    True, False or None (unknown) and a sentence for the report."""
-    parts = [
-        q for q in load["parts"] if q["part"] not in UNTIMED and q["others"] is not None
-    ]
-    if parts and load["cpus"]:
-        n = load["cpus"]
+def _shared(q: dict, threads: int, cpus: int) -> bool:
+    "Whether other work shared the CPUs during part `q` (a `part_load`)."
+    over = (q["oversubscribed"] or 0) > MAX_OVER
+    return over or q["others"] + threads > cpus + SLACK
 
-        def bad(q):
-            return (q["oversubscribed"] or 0) > MAX_OVER or q[
-                "others"
-            ] + threads > n + SLACK
 
-        def badness(q):
-            return bad(q), q["oversubscribed"] or 0, q["others"]
+def _by_cpu_time(parts: list, threads: int, cpus: int) -> tuple:  # (verdict, sentence)
+    "The verdict from other work measured each second of each timing part."
 
-        worst = max(parts, key=badness)
+    def badness(q):
+        return _shared(q, threads, cpus), q["oversubscribed"] or 0, q["others"]
+
+    worst = max(parts, key=badness)
+    over = ""
+    if worst["oversubscribed"] is not None:
         over = (
-            ""
-            if worst["oversubscribed"] is None
-            else f", oversubscribed {worst['oversubscribed']:.0%} "
+            f", oversubscribed {worst['oversubscribed']:.0%} "
             f"of its {worst['windows']} seconds"
         )
-        what = (
-            f"other processes kept {worst['others']:.2f} CPUs busy on average "
-            f"during the {worst['part']} part{over} (the worst of the timing "
-            f"parts), next to this run's {threads} threads on {n} CPUs"
-        )
-        if bad(worst):
-            return False, f"UNRELIABLE: {what}, {_SHARED}"
-        return True, f"{what}: the CPUs were not oversubscribed"
-    during = [v for _, v in load["samples"] if v is not None]
+    what = (
+        f"other processes kept {worst['others']:.2f} CPUs busy on average "
+        f"during the {worst['part']} part{over} (the worst of the timing "
+        f"parts), next to this run's {threads} threads on {cpus} CPUs"
+    )
+    if _shared(worst, threads, cpus):
+        return False, f"UNRELIABLE: {what}, {_SHARED}"
+    return True, f"{what}: the CPUs were not oversubscribed"
+
+
+def _by_load_average(load: dict, threads: int, cores: int) -> tuple:
+    "The verdict from the load averages, before the run and during it."
     if load["start"] is None:
         return None, (
             "load average unknown on this system: whether other jobs shared "
             "the cores cannot be told"
         )
+    during = [v for _, v in load["samples"] if v is not None]
     busy = max([load["start"] + threads] + during)
     peak = f", at most {max(during):.2f} during it" if during else ""
     what = (
@@ -186,3 +176,21 @@ def reliability(
     if busy > cores + SLACK:
         return False, f"UNRELIABLE: {what}, {_SHARED}"
     return True, f"{what}: the cores were not oversubscribed"
+
+
+def reliability(
+    load: dict,  # 'start', 'samples', 'cpus', 'parts'
+    threads: int,  # this run's torch threads
+    cores: int,  # the cores it may use
+) -> tuple:  # (True / False / None when unknown, a sentence)
+    """Whether the run had the CPUs to itself: other work measured each second of each
+    timing part, else the load averages. `load` holds 'start' (the load average before),
+    'samples' ([[label, load average]]), 'cpus' and 'parts' (`part_load` dicts). Returns
+    True, False or None (unknown) and a sentence for the report."""
+    untimed = untimed_parts()
+    parts = [
+        q for q in load["parts"] if q["part"] not in untimed and q["others"] is not None
+    ]
+    if parts and load["cpus"]:
+        return _by_cpu_time(parts, threads, load["cpus"])
+    return _by_load_average(load, threads, cores)

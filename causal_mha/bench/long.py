@@ -7,16 +7,19 @@ from __future__ import annotations
 import gc
 import torch
 from ..ground import check_int
-from .options import as_dtype, dtype_name, check_choice, check_width
+from .options import Benchmark, as_dtype, dtype_name
+from .options import check_choice, check_width
 from .timing import time_once, in_fresh_process
-from .forward import restart_peak_rss, peak_rss_above
+from .forward import PeakMemory, check_memory_device
 from .contenders import Attention
+from .targets import Target
+from .report import md_table
 
 # %% auto #0
-__all__ = ['long_call', 'bench_long']
+__all__ = ['LONG_TARGETS', 'LONG_PART', 'long_call', 'bench_long']
 
 # %% ../../nbs/11h_bench_long.ipynb #321f87b8
-def _mistral(B, D, H, T, window, rope_theta, dtype):
+def _mistral(B, D, H, T, window, rope_theta, device, dtype):
     """HF's MistralAttention (sdpa) and a call `(x, mask) -> out` that builds its
     position embeddings and mask."""
     from transformers import MistralConfig
@@ -36,11 +39,11 @@ def _mistral(B, D, H, T, window, rope_theta, dtype):
         rope_theta=rope_theta or 10_000.0,
     )
     cfg._attn_implementation = "sdpa"
-    m = MistralAttention(cfg, layer_idx=0).to(dtype).eval()
-    rot = MistralRotaryEmbedding(cfg)
+    m = MistralAttention(cfg, layer_idx=0).to(device=device, dtype=dtype).eval()
+    rot = MistralRotaryEmbedding(cfg).to(device)
 
     def call(x, mask):
-        pos = torch.arange(x.shape[1])[None].expand(B, -1)
+        pos = torch.arange(x.shape[1], device=x.device)[None].expand(B, -1)
         am = create_sliding_window_causal_mask(
             config=cfg,
             inputs_embeds=x,
@@ -63,41 +66,43 @@ def long_call(
     pads: int = 0,  # left pads in the last row of the batch
     rope_theta: float | None = None,  # rotary positions' base
     runs: int = 2,  # timed calls; the best is reported
+    device="cpu",  # the CPU or a CUDA device
     dtype=torch.float32,
 ) -> dict:  # seconds (best of runs) and peak bytes
-    """Time and peak memory of one forward call, measured in this process: call it in a
-    fresh one (`in_fresh_process`). `impl` 'hf_mistral' is transformers'
+    """Time and peak memory of one forward call, measured in this process: on the CPU,
+    call it in a fresh one (`in_fresh_process`). `impl` 'hf_mistral' is transformers'
     MistralAttention (sdpa), which always has rotary positions (with `rope_theta` None,
     base 10,000; ours then has none); with `pads` > 0 an attention_mask is passed.
-    Returns the best of `runs` in seconds and the peak bytes above the process's memory
-    before the calls."""
+    Returns the best of `runs` in seconds and the peak bytes above the memory held
+    before the calls (`PeakMemory`)."""
     check_choice("impl", [impl], ("ours", "hf_mistral"))
+    check_memory_device(device, "bench_long")
     dtype = as_dtype(dtype)
     check_width(D, H)
     T, B, runs = check_int("T", T, 1), check_int("B", B, 1), check_int("runs", runs, 1)
     torch.manual_seed(0)
 
     def make(n):
-        x, mask = torch.randn(B, n, D, dtype=dtype), None
+        x, mask = torch.randn(B, n, D, device=device, dtype=dtype), None
         if pads:
-            mask = torch.ones(B, n, dtype=torch.bool)
+            mask = torch.ones(B, n, dtype=torch.bool, device=device)
             mask[-1, : min(pads, n - 1)] = False
         return x, mask
 
     if impl == "ours":
-        m = Attention(D, H, T, window=window, rope_theta=rope_theta, dtype=dtype).eval()
+        m = Attention(D, H, T, window=window, rope_theta=rope_theta, dtype=dtype)
+        m = m.to(device).eval()
 
         def call(x, mask):
             return m(x, attention_mask=mask)
     else:
-        call = _mistral(B, D, H, T, window, rope_theta, dtype)
+        call = _mistral(B, D, H, T, window, rope_theta, device, dtype)
     with torch.no_grad():
         call(*make(min(T, 256)))  # kernels and thread pools loaded
         x, mask = make(T)
         gc.collect()
-        base = restart_peak_rss()
-        best = min(time_once(lambda: call(x, mask)) for _ in range(runs)) / 1e3
-        peak = peak_rss_above(base) if base is not None else None
+        with PeakMemory(device) as peak:
+            best = min(time_once(lambda: call(x, mask)) for _ in range(runs)) / 1e3
     return dict(
         impl=impl,
         T=T,
@@ -106,82 +111,26 @@ def long_call(
         pads=pads,
         rope_theta=rope_theta,
         seconds=best,
-        peak=peak,
+        peak=peak.bytes,
         runs=runs,
     )
 
 # %% ../../nbs/11h_bench_long.ipynb #954654e9
-def bench_long(
-    Ts=(16384, 32768),  # windowed lengths; causal runs at the longest
-    window: int = 1024,
-    pad_T: int = 16384,
-    pads: int = 7,
-    B_pad: int = 2,
-    hf: bool = True,  # also HF Mistral's attention at the shortest length
-    D: int = 768,
-    H: int = 12,
-    device="cpu",
-    dtype=torch.float32,
-    runs: int = 2,
-    subprocess_per_point: bool = True,  # each call in a fresh Python process
-    log=None,
-) -> dict:  # the calls (seconds, peak bytes), the ratios the targets judge
-    """Windowed and padded calls at long T against causal and unpadded ones, and against
-    HF Mistral's attention (with `hf`, when transformers is installed). Each call runs
-    in a fresh Python process with `subprocess_per_point` (False: in this one)."""
-    dtype = as_dtype(dtype)
-    log = log or (lambda s: None)
-    check_width(D, H)
-    if torch.device(device).type != "cpu":
-        raise ValueError(f"bench_long measures CPU processes, got device {device!r}")
-    Ts = sorted(check_int("T", T, 1) for T in Ts)
-    T0, T1 = Ts[0], Ts[-1]
-    th, calls = torch.get_num_threads(), {}
+def _hf_unavailable() -> str | None:
+    "Why HF Mistral cannot be measured here, or None when it can."
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return "transformers is not installed"
+    return None
 
-    def point(name, **kw):
-        kw = dict(D=D, H=H, runs=runs, dtype=dtype, **kw)
-        if subprocess_per_point:
-            calls[name] = in_fresh_process(long_call, th, **kw)
-        else:
-            calls[name] = long_call(**kw)
-        peak = calls[name]["peak"]
-        log(
-            f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
-            f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}"
-        )
 
-    point(f"causal T={T1}", impl="ours", T=T1)
-    for T in Ts:
-        point(f"window {window} T={T}", impl="ours", T=T, window=window)
-    point(f"B={B_pad} T={pad_T} unpadded", impl="ours", T=pad_T, B=B_pad)
-    point(
-        f"B={B_pad} T={pad_T} {pads} left pads",
-        impl="ours",
-        T=pad_T,
-        B=B_pad,
-        pads=pads,
-    )
-    unavailable = None
-    if hf:
-        try:
-            import transformers
-        except ImportError:
-            unavailable = "transformers is not installed"
-        else:
-            point(
-                f"ours as Mistral T={T0}",
-                impl="ours",
-                T=T0,
-                window=window,
-                rope_theta=10_000.0,
-            )
-            point(
-                f"HF Mistral T={T0}",
-                impl="hf_mistral",
-                T=T0,
-                window=window,
-                rope_theta=10_000.0,
-            )
+def _long_ratios(
+    calls: dict, window: int, T0: int, T1: int, padded: str, unpadded: str
+):
+    """The ratios the targets judge, from the calls' seconds and peaks: window against
+    causal (time, memory), the window's growth, padded against unpadded (time, memory)
+    and, where measured, HF Mistral against ours. Returns {ratio name: value}."""
 
     def sec(n):
         return calls[n]["seconds"]
@@ -192,8 +141,6 @@ def bench_long(
         return calls[a]["peak"] / calls[b]["peak"]
 
     win, causal = f"window {window} T={T1}", f"causal T={T1}"
-    padded = f"B={B_pad} T={pad_T} {pads} left pads"
-    unpadded = f"B={B_pad} T={pad_T} unpadded"
     ratios = dict(
         window_to_causal=sec(win) / sec(causal),
         window_long_to_short=sec(win) / sec(f"window {window} T={T0}"),
@@ -202,9 +149,61 @@ def bench_long(
         padded_to_unpadded_memory=mem(padded, unpadded),
     )
     if f"HF Mistral T={T0}" in calls:
-        ratios["hf_mistral_to_ours"] = sec(f"HF Mistral T={T0}") / sec(
-            f"ours as Mistral T={T0}"
+        hf, ours = sec(f"HF Mistral T={T0}"), sec(f"ours as Mistral T={T0}")
+        ratios["hf_mistral_to_ours"] = hf / ours
+    return ratios
+
+
+def bench_long(
+    Ts=(16384, 32768),  # windowed lengths; causal runs at the longest
+    window: int = 1024,
+    pad_T: int = 16384,
+    pads: int = 7,
+    B_pad: int = 2,
+    hf: bool = True,  # also HF Mistral's attention at the shortest length
+    D: int = 768,
+    H: int = 12,
+    device="cpu",  # the CPU or a CUDA device
+    dtype=torch.float32,
+    runs: int = 2,
+    subprocess_per_point: bool = True,  # on the CPU, each call in a fresh process
+    log=None,
+) -> dict:  # the calls (seconds, peak bytes), the ratios the targets judge
+    """Windowed and padded calls at long T against causal and unpadded ones, and against
+    HF Mistral's attention (with `hf`, when transformers is installed). On the CPU each
+    call runs in a fresh Python process with `subprocess_per_point` (False: in this
+    one); on a CUDA device, in this one."""
+    dtype = as_dtype(dtype)
+    log = log or (lambda s: None)
+    check_width(D, H)
+    fresh = check_memory_device(device, "bench_long") == "cpu" and subprocess_per_point
+    Ts = sorted(check_int("T", T, 1) for T in Ts)
+    T0, T1 = Ts[0], Ts[-1]
+    th, calls = torch.get_num_threads(), {}
+
+    def point(name, **kw):
+        kw = dict(D=D, H=H, runs=runs, device=str(device), dtype=dtype, **kw)
+        calls[name] = (
+            in_fresh_process(long_call, th, **kw) if fresh else long_call(**kw)
         )
+        peak = calls[name]["peak"]
+        log(
+            f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
+            f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}"
+        )
+
+    point(f"causal T={T1}", impl="ours", T=T1)
+    for T in Ts:
+        point(f"window {window} T={T}", impl="ours", T=T, window=window)
+    unpadded = f"B={B_pad} T={pad_T} unpadded"
+    padded = f"B={B_pad} T={pad_T} {pads} left pads"
+    point(unpadded, impl="ours", T=pad_T, B=B_pad)
+    point(padded, impl="ours", T=pad_T, B=B_pad, pads=pads)
+    unavailable = _hf_unavailable() if hf else None
+    if hf and unavailable is None:
+        mistral = dict(T=T0, window=window, rope_theta=10_000.0)
+        point(f"ours as Mistral T={T0}", impl="ours", **mistral)
+        point(f"HF Mistral T={T0}", impl="hf_mistral", **mistral)
     return dict(
         D=D,
         H=H,
@@ -217,6 +216,133 @@ def bench_long(
         B_pad=B_pad,
         runs=runs,
         calls=calls,
-        ratios=ratios,
+        ratios=_long_ratios(calls, window, T0, T1, padded, unpadded),
         unavailable=unavailable,
     )
+
+# %% ../../nbs/11h_bench_long.ipynb #e9263868
+_CPU_ROUTES = (
+    "a CPU target: the windowed and padded routes are built for CPU kernels, and on a "
+    "GPU the causal call's flash kernel is the fast one"
+)
+LONG_TARGETS = (
+    Target(
+        "window 1024 at T=32768: time {op} {threshold}x the causal call's",
+        "window_to_causal@W=1024,T=32768",
+        "<=",
+        {"cpu": 0.25},
+        ("full",),
+        elsewhere=_CPU_ROUTES,
+    ),
+    Target(
+        "window 1024: time at T=32768 / at T=16384 {op} {threshold} (linear, not "
+        "quadratic)",
+        "window_growth@W=1024,T=16384..32768",
+        "<=",
+        2.3,
+        ("full",),
+    ),
+    Target(
+        "7 left pads: time {op} {threshold}x the unpadded batch's (B=2, T=16384)",
+        "padded_to_unpadded@pads=7,B=2,T=16384",
+        "<=",
+        {"cpu": 1.25},
+        ("full",),
+        elsewhere=_CPU_ROUTES,
+    ),
+    Target(
+        "ours {op} {threshold}x faster than HF Mistral's windowed attention "
+        "(window 1024, T=16384)",
+        "hf_mistral_to_ours@W=1024,T=16384",
+        ">=",
+        {"cpu": 5},
+        ("full",),
+        elsewhere=_CPU_ROUTES,
+    ),
+    Target(
+        "window {at}: peak memory {op} {threshold}x the causal call's",
+        "window_memory@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+    Target(
+        "{at}: peak memory {op} {threshold}x the unpadded batch's",
+        "padded_memory@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+)
+
+
+def _long_metrics(lg: dict, ok: bool) -> dict:
+    r, W, T0, T1 = lg["ratios"], lg["window"], lg["Ts"][0], lg["Ts"][-1]
+    pad = f"pads={lg['pads']},B={lg['B_pad']},T={lg['pad_T']}"
+
+    def times(k, unit="x"):
+        return r[k], f"{r[k]:.2f}{unit}"
+
+    m = {
+        f"window_to_causal@W={W},T={T1}": times("window_to_causal"),
+        f"window_growth@W={W},T={T0}..{T1}": times("window_long_to_short", ""),
+        f"padded_to_unpadded@{pad}": times("padded_to_unpadded"),
+    }
+    if r.get("window_to_causal_memory") is not None:
+        m[f"window_memory@{W} at T={T1}"] = times("window_to_causal_memory")
+    if r.get("padded_to_unpadded_memory") is not None:
+        at = f"{lg['pads']} left pads, B={lg['B_pad']}, T={lg['pad_T']}"
+        m[f"padded_memory@{at}"] = times("padded_to_unpadded_memory")
+    if r.get("hf_mistral_to_ours") is not None:
+        m[f"hf_mistral_to_ours@W={W},T={T0}"] = (
+            r["hf_mistral_to_ours"],
+            f"{r['hf_mistral_to_ours']:.1f}x",
+        )
+    return m
+
+
+def _how_measured(lg: dict) -> str:
+    "Where the calls ran and whose peak the report shows, by the part's device."
+    if lg["device"].startswith("cuda"):
+        return (
+            f"each call in this process: best of {lg['runs']} calls, peak CUDA memory "
+            f"allocated above that before the call"
+        )
+    return (
+        f"each call in a fresh process: best of {lg['runs']} calls, peak memory above "
+        f"the process's before the call"
+    )
+
+
+def _long_md(lg: dict, ok: bool) -> list:
+    L = [
+        f"**Long sequences** (D={lg['D']}, H={lg['H']}, {lg['dtype']}, no_grad; "
+        f"{_how_measured(lg)}):",
+        "",
+    ]
+    L += md_table(
+        ["call", "seconds", "peak MiB"],
+        [
+            [
+                n,
+                f"{q['seconds']:.2f}",
+                "—" if q["peak"] is None else f"{q['peak'] / 2**20:.0f}",
+            ]
+            for n, q in lg["calls"].items()
+        ],
+    )
+    why = lg["unavailable"]
+    return L + (["", f"— HF Mistral not measured: {why}"] if why else [])
+
+
+LONG_PART = Benchmark(
+    name="long",
+    measures="windowed and padded calls at long sequences against causal and unpadded "
+    "ones, and against HF Mistral's attention",
+    run=bench_long,
+    quick=dict(Ts=(4096, 8192), pad_T=4096, runs=2),
+    full=dict(Ts=(16384, 32768), pad_T=16384, runs=2),
+    targets=LONG_TARGETS,
+    metrics=_long_metrics,
+    report=_long_md,
+)

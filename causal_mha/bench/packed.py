@@ -12,13 +12,16 @@ from .. import Attention, Positions, attend, documents
 from ..ground import check_int, document
 from ..hf_layers import PACKED_MIN
 from ..hf import swap_attention
-from .options import as_dtype, dtype_name, check_width
+from .options import Benchmark, as_dtype, dtype_name, check_width
 from .timing import MAX_SAMPLES, time_alternating, in_fresh_process
-from .forward import attention_flops, restart_peak_rss, peak_rss_above
+from .forward import attention_flops, PeakMemory, check_memory_device
 from .hf import random_model
+from .targets import Target, AGREE, diff_metric
+from .report import fmt_ms, md_table
 
 # %% auto #0
-__all__ = ['HF_MODEL', 'packed_position_ids', 'flop_ratio', 'side_by_side', 'packed_peak', 'bench_packed']
+__all__ = ['HF_MODEL', 'PACKED_TARGETS', 'PACKED_PART', 'packed_position_ids', 'flop_ratio', 'side_by_side', 'packed_peak',
+           'bench_packed']
 
 # %% ../../nbs/11l_bench_packed.ipynb #d6d1c988
 def _check_row(T, doc_len, what="T", per="doc_len") -> int:
@@ -148,7 +151,7 @@ def _calls(m: Attention, x: torch.Tensor, pid: torch.Tensor) -> dict:
 
 def _alone_diff(m: Attention, x: torch.Tensor, doc_len: int) -> float:
     "Largest difference of the packed row's output from each document run alone."
-    pid = packed_position_ids(x.shape[1], doc_len)
+    pid = packed_position_ids(x.shape[1], doc_len).to(x.device)
     with torch.no_grad():
         y = m(x, position_ids=pid)
         return max(
@@ -164,49 +167,52 @@ def packed_peak(
     D: int = 256,  # the layer's width
     H: int = 4,  # its heads
     dtype=torch.float32,  # of weights and input
-) -> int | None:  # peak bytes above the RSS before; None: unknown
+    device="cpu",  # the CPU or a CUDA device
+) -> int | None:  # peak bytes above the memory before; None: unknown
     """Peak memory of one forward and backward of an `Attention` layer on a row of `T`
     tokens (its input made before), as documents of `doc_len` (`position_ids`) with
-    `packed`, measured in this process by Linux's peak-RSS counter: the bytes above the
-    process's RSS before the call (None where there is no such counter). Call it in a
-    fresh process (`in_fresh_process`), so that no earlier call's memory hides the
-    peak.
+    `packed`, measured in this process by `PeakMemory`: on the CPU Linux's peak-RSS
+    counter, the bytes above the process's RSS before the call (None where there is no
+    such counter; call it in a fresh process, `in_fresh_process`, so that no earlier
+    call's memory hides the peak); on a CUDA device the allocator's peak above the
+    memory allocated before.
 
     Raises:
         ValueError: `T` not a multiple of `doc_len` (two documents or more), a width `H`
-            does not divide.
+            does not divide, a device other than the CPU or CUDA.
     """
-    pid = packed_position_ids(T, doc_len)
+    pid = packed_position_ids(T, doc_len).to(device)
     check_width(D, H)
+    check_memory_device(device, "packed_peak")
     dtype = as_dtype(dtype)
     torch.manual_seed(0)
-    m = Attention(D, H, T, dtype=dtype)
+    m = Attention(D, H, T, dtype=dtype).to(device)
 
     def step(x):  # forward and backward
         m(x, position_ids=pid[:, : x.shape[1]] if packed else None).sum().backward()
         m.zero_grad(set_to_none=True)
 
-    # warm
-    step(torch.randn(1, 2 * min(doc_len, 64), D, dtype=dtype, requires_grad=True))
-    x = torch.randn(1, T, D, dtype=dtype, requires_grad=True)
+    def row(n):
+        return torch.randn(1, n, D, dtype=dtype, device=device, requires_grad=True)
+
+    step(row(2 * min(doc_len, 64)))  # warm
+    x = row(T)
     gc.collect()
-    base = restart_peak_rss()
-    if base is None:
-        return None
-    step(x)
-    return peak_rss_above(base)
+    with PeakMemory(device) as peak:
+        step(x)
+    return peak.bytes
 
 # %% ../../nbs/11l_bench_packed.ipynb #f280cc56
 # the packed part's Llama
 HF_MODEL = dict(d_model=512, n_layers=2, n_heads=8, n_kv_heads=2)
 
 
-def _hf_packed(T, doc_len, runs, sizes, dtype, seed):
+def _hf_packed(T, doc_len, runs, sizes, dtype, seed, device="cpu"):
     """A random Llama and its swapped copy on one row packed by
     `DataCollatorWithFlattening`."""
     from transformers import DataCollatorWithFlattening
 
-    original = random_model("Llama", dtype=dtype, seed=seed, **sizes)
+    original = random_model("Llama", dtype=dtype, seed=seed, device=device, **sizes)
     swapped = swap_attention(copy.deepcopy(original))
     g = torch.Generator().manual_seed(seed)
     vocab = original.config.vocab_size
@@ -215,7 +221,8 @@ def _hf_packed(T, doc_len, runs, sizes, dtype, seed):
         for _ in range(T // doc_len)
     ]
     # input_ids, labels, position_ids
-    batch = DataCollatorWithFlattening(return_tensors="pt")(docs)
+    packed = DataCollatorWithFlattening(return_tensors="pt")(docs)
+    batch = {k: v.to(device) for k, v in packed.items()}
     seen = {}
 
     def forward(name, m):
@@ -255,6 +262,74 @@ def _hf_packed(T, doc_len, runs, sizes, dtype, seed):
     )
 
 # %% ../../nbs/11l_bench_packed.ipynb #c7b1ebbf
+def _check_hf_settings(hf_T: int, hf_doc_len: int, hf_runs: int, sizes) -> None:
+    "Raise a `ValueError` naming the setting unless the Llama's comparison can run."
+    _check_row(hf_T, hf_doc_len, "hf_T", "hf_doc_len")
+    check_int("hf_runs", hf_runs, 1)
+    if hf_T < PACKED_MIN:
+        raise ValueError(
+            f"hf_T must be at least PACKED_MIN={PACKED_MIN} "
+            f"(a shorter row's dense mask is not read as documents), "
+            f"got {hf_T}"
+        )
+    if not isinstance(sizes, dict) or set(sizes) - set(HF_MODEL) - {"vocab_size"}:
+        raise ValueError(
+            f"hf_model must be a dict of random_model's sizes "
+            f"{tuple(HF_MODEL) + ('vocab_size',)}, got {sizes!r}"
+        )
+
+
+def _time_layer(m, x, pid, runs: int, log) -> dict:
+    "{what: {mode: `side_by_side` result}} of the layer and `attend`, with a line each."
+    out = {}
+    for (what, mode), calls in _calls(m, x, pid).items():
+        r = out.setdefault(what, {})[mode] = side_by_side(calls, runs)
+        medians = ", ".join(f"{s} {t['median']:.1f} ms" for s, t in r["times"].items())
+        ratios = ", ".join(f"{s} {q['ratio']:.3f}" for s, q in r["ratios"].items())
+        log(f"packed {what:6} {mode:7}: medians {medians}; per round / causal {ratios}")
+    return out
+
+
+def _memory_points(mem_Ts, doc_len: int, D: int, H: int, dtype, device, fresh, log):
+    """A row per length of `mem_Ts`: the peak of the causal and the packed row, and the
+    bytes of a dense `[T, T]` bool mask; each point in a fresh process with `fresh`."""
+    rows, th = [], torch.get_num_threads()
+    for T in sorted(mem_Ts):
+        row = dict(T=T, dense_mask=T * T)  # a [T, T] bool mask's bytes
+        for path in ("causal", "packed"):
+            kw = dict(T=T, doc_len=doc_len, packed=path == "packed", D=D, H=H)
+            kw |= dict(dtype=dtype, device=str(device))
+            peak = (
+                in_fresh_process(packed_peak, th, **kw) if fresh else packed_peak(**kw)
+            )
+            row[path] = peak
+            mib = "—" if peak is None else f"{peak / 2**20:8.1f} MiB"
+            log(f"packed memory {path:6} T={T:6d}: " + mib)
+        rows.append(row)
+    return rows
+
+
+def _hf_row(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device, log) -> dict:
+    """The Hugging Face Llama's comparison on a packed row, with its settings; or
+    {'unavailable': why} without transformers."""
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return {"unavailable": "transformers is not installed"}
+    r = _hf_packed(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device)
+    r["settings"] = dict(
+        T=hf_T, doc_len=hf_doc_len, runs=hf_runs, family="Llama", **sizes
+    )
+    for k in ("forward", "train"):
+        t, q = r[k]["times"], r[k]["ratios"]["swapped"]
+        log(
+            f"packed hf {k:7}: medians original "
+            f"{t['original']['median'] / 1e3:.2f} s, swapped "
+            f"{t['swapped']['median'] / 1e3:.2f} s; per round {q['ratio']:.3f}"
+        )
+    return r
+
+
 def bench_packed(
     T: int = 16384,  # tokens in the layer's packed row
     doc_len: int = 2048,  # tokens per document there
@@ -267,8 +342,8 @@ def bench_packed(
     hf_doc_len: int = 1024,  # tokens per document there
     hf_runs: int = 6,  # timed rounds of each comparison of the models
     hf_model: dict | None = None,  # `random_model`'s sizes (None: `HF_MODEL`)
-    subprocess_per_point: bool = True,  # each memory point in a fresh process
-    device="cpu",  # the part measures CPU processes
+    subprocess_per_point: bool = True,  # on the CPU, memory points in fresh processes
+    device="cpu",  # the CPU or a CUDA device
     dtype=torch.float32,  # of weights and inputs
     seed: int = 0,  # of weights, inputs and token ids
     log=None,  # print-like, for progress lines
@@ -282,13 +357,15 @@ def bench_packed(
     the kernel alone on the documents as one batch beside `attend`; the largest
     difference of the packed output from each document run alone; the peak memory of the
     layer's forward and backward at each length of `mem_Ts` (rows of documents of
-    `doc_len`; `packed_peak`, each in a fresh process with `subprocess_per_point`),
-    packed and causal, beside the bytes of a dense `[T, T]` bool mask; and with `hf`
-    (when transformers is installed), a random Llama (`HF_MODEL`) swapped
-    (`swap_attention`) against the original on `hf_T` tokens (at least `PACKED_MIN`)
-    packed by `DataCollatorWithFlattening` in documents of `hf_doc_len`: the forward
-    (`use_cache=False`) and a training step (forward and backward of the loss on the
-    collator's labels), `hf_runs` rounds each, with the logits and the loss compared.
+    `doc_len`; `packed_peak`, on the CPU each in a fresh process with
+    `subprocess_per_point`), packed and causal, beside the bytes of a dense `[T, T]`
+    bool mask; and with `hf` (when transformers is installed), a random Llama
+    (`HF_MODEL`) swapped (`swap_attention`) against the original on `hf_T` tokens (at
+    least `PACKED_MIN`) packed by `DataCollatorWithFlattening` in documents of
+    `hf_doc_len`: the forward (`use_cache=False`) and a training step (forward and
+    backward of the loss on the collator's labels), `hf_runs` rounds each, with the
+    logits and the loss compared. Everything runs on `device`, the CPU or a CUDA
+    device.
 
     Returns:
         the settings; `flops`: 'layer', the layer's matmul FLOPs packed / causal, and
@@ -304,42 +381,31 @@ def bench_packed(
     Raises:
         ValueError: a length not a multiple of its `doc_len` (two documents or more),
             `hf_T` below `PACKED_MIN`, a width `H` does not divide, `runs` out of range,
-            a device other than the CPU.
+            a device other than the CPU or a CUDA device this machine has.
     """
-    if torch.device(device).type != "cpu":
-        raise ValueError(f"bench_packed measures CPU processes, got device {device!r}")
+    fresh = (
+        check_memory_device(device, "bench_packed") == "cpu" and subprocess_per_point
+    )
     dtype = as_dtype(dtype)
     log = log or (lambda s: None)
     check_width(D, H)
-    pid, n_docs = packed_position_ids(T, doc_len), T // doc_len
+    pid, n_docs = packed_position_ids(T, doc_len).to(device), T // doc_len
     for T_ in mem_Ts:
         _check_row(T_, doc_len, "each of mem_Ts")
     check_int("runs", runs, 1)
     sizes = HF_MODEL if hf_model is None else hf_model
     if hf:
-        _check_row(hf_T, hf_doc_len, "hf_T", "hf_doc_len")
-        check_int("hf_runs", hf_runs, 1)
-        if hf_T < PACKED_MIN:
-            raise ValueError(
-                f"hf_T must be at least PACKED_MIN={PACKED_MIN} "
-                f"(a shorter row's dense mask is not read as documents), "
-                f"got {hf_T}"
-            )
-        if not isinstance(sizes, dict) or set(sizes) - set(HF_MODEL) - {"vocab_size"}:
-            raise ValueError(
-                f"hf_model must be a dict of random_model's sizes "
-                f"{tuple(HF_MODEL) + ('vocab_size',)}, got {sizes!r}"
-            )
+        _check_hf_settings(hf_T, hf_doc_len, hf_runs, sizes)
     torch.manual_seed(seed)
-    m = Attention(D, H, T, dtype=dtype)
-    x = torch.randn(1, T, D, dtype=dtype)
+    m = Attention(D, H, T, dtype=dtype).to(device)
+    x = torch.randn(1, T, D, dtype=dtype).to(device)
     out = dict(
         T=T,
         doc_len=doc_len,
         n_docs=n_docs,
         D=D,
         H=H,
-        device="cpu",
+        device=str(device),
         dtype=dtype_name(dtype),
         runs=runs,
         threads=torch.get_num_threads(),
@@ -348,49 +414,12 @@ def bench_packed(
             pairs=n_docs * doc_len * (doc_len + 1) / (T * (T + 1)),
         ),
     )
-    for (what, mode), calls in _calls(m, x, pid).items():
-        r = out.setdefault(what, {})[mode] = side_by_side(calls, runs)
-        medians = ", ".join(f"{s} {t['median']:.1f} ms" for s, t in r["times"].items())
-        ratios = ", ".join(f"{s} {q['ratio']:.3f}" for s, q in r["ratios"].items())
-        log(f"packed {what:6} {mode:7}: medians {medians}; per round / causal {ratios}")
+    out |= _time_layer(m, x, pid, runs, log)
     out["alone_diff"] = _alone_diff(m, x, doc_len)
-    rows, th = [], torch.get_num_threads()
-    for T_ in sorted(mem_Ts):
-        row = dict(T=T_, dense_mask=T_ * T_)  # a [T, T] bool mask's bytes
-        for path in ("causal", "packed"):
-            kw = dict(
-                T=T_, doc_len=doc_len, packed=path == "packed", D=D, H=H, dtype=dtype
-            )
-            if subprocess_per_point:
-                peak = in_fresh_process(packed_peak, th, **kw)
-            else:
-                peak = packed_peak(**kw)
-            row[path] = peak
-            log(
-                f"packed memory {path:6} T={T_:6d}: "
-                + ("—" if peak is None else f"{peak / 2**20:8.1f} MiB")
-            )
-        rows.append(row)
-    out["memory"] = rows
+    out["memory"] = _memory_points(mem_Ts, doc_len, D, H, dtype, device, fresh, log)
     out["hf"] = None
     if hf:
-        try:
-            import transformers  # noqa: F401
-        except ImportError:
-            out["hf"] = {"unavailable": "transformers is not installed"}
-        else:
-            r = _hf_packed(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed)
-            r["settings"] = dict(
-                T=hf_T, doc_len=hf_doc_len, runs=hf_runs, family="Llama", **sizes
-            )
-            out["hf"] = r
-            for k in ("forward", "train"):
-                t, q = r[k]["times"], r[k]["ratios"]["swapped"]
-                log(
-                    f"packed hf {k:7}: medians original "
-                    f"{t['original']['median'] / 1e3:.2f} s, swapped "
-                    f"{t['swapped']['median'] / 1e3:.2f} s; per round {q['ratio']:.3f}"
-                )
+        out["hf"] = _hf_row(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device, log)
     return out
 
 
@@ -398,3 +427,286 @@ document(bench_packed)
 
 for _f in (packed_position_ids, flop_ratio, side_by_side, packed_peak):
     document(_f)
+
+# %% ../../nbs/11l_bench_packed.ipynb #5ce510df
+_CPU_ROUTE = (
+    "a CPU target: the documents' route is built for CPU kernels, and on a GPU the "
+    "causal row's flash kernel is the fast one"
+)
+PACKED_TARGETS = (
+    Target(
+        "packed layer ({at}): forward time {op} {threshold}x the causal row's "
+        "(ideal 0.125)",
+        "layer_ratio.fwd@D=256,T=16384,8x2048",
+        "<=",
+        {"cpu": 0.2},
+        ("full",),
+        elsewhere=_CPU_ROUTE,
+    ),
+    Target(
+        "packed layer ({at}): forward+backward time {op} {threshold}x the causal "
+        "row's (ideal 0.125)",
+        "layer_ratio.fwd+bwd@D=256,T=16384,8x2048",
+        "<=",
+        {"cpu": 0.2},
+        ("full",),
+        elsewhere=_CPU_ROUTE,
+    ),
+    Target(
+        "packed row == each document alone: max |Δ| {op} {threshold}",
+        "alone_diff",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+    Target(
+        "packed layer's peak memory (fwd+bwd) linear in T: peak at {at}, later / "
+        "earlier {op} {threshold}",
+        "packed_peak_growth@*",
+        "<",
+        2.3,
+        timing=False,
+    ),
+    Target(
+        "packed layer's peak memory (fwd+bwd) at {at} {op} {threshold}x the "
+        "causal row's",
+        "packed_peak_to_causal@*",
+        "<=",
+        1.5,
+        timing=False,
+    ),
+    Target(
+        "swapped Llama on a packed row ({at}): forward time {op} {threshold}x the "
+        "original's",
+        "hf_ratio.forward@T=8192,8x1024",
+        "<=",
+        0.45,
+        ("full",),
+    ),
+    Target(
+        "swapped Llama on a packed row ({at}): training step {op} {threshold}x "
+        "the original's",
+        "hf_ratio.train@T=8192,8x1024",
+        "<=",
+        0.5,
+        ("full",),
+    ),
+    Target(
+        "swapped == original on a packed row: largest difference of the logits "
+        "{op} {threshold}",
+        "hf_logits_diff",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+    Target(
+        "swapped == original on a packed row: difference of the loss {op} {threshold}",
+        "hf_loss_diff",
+        "<=",
+        AGREE,
+        timing=False,
+    ),
+)
+
+
+def _round_ratio(r: dict, side: str) -> tuple:  # (ratio, text)
+    "The median of the rounds' ratios of `side` to the reference, with its quartiles."
+    q = r["ratios"][side]
+    q1, q3 = q["ratio_iqr"]
+    return q["ratio"], (
+        f"{q['ratio']:.3f}x, the median of the rounds' ratios "
+        f"(quartiles {q1:.3f}–{q3:.3f})"
+    )
+
+
+def _peak_metrics(pts: list) -> dict:
+    "The packed peak's growth over the last two lengths, and its share of the causal's."
+    m = {}
+    if len(pts) > 1:
+        g = pts[-1]["packed"] / pts[-2]["packed"]
+        m[f"packed_peak_growth@T={pts[-2]['T']}..{pts[-1]['T']}"] = (g, f"{g:.2f}")
+    if pts and pts[-1]["causal"]:
+        r = pts[-1]["packed"] / pts[-1]["causal"]
+        m[f"packed_peak_to_causal@T={pts[-1]['T']}"] = (r, f"{r:.2f}x")
+    return m
+
+
+def _hf_metrics(hf: dict | None) -> dict:
+    "The swapped Llama's ratios and differences, where the part measured it."
+    if not hf or hf.get("unavailable"):
+        return {}
+    st = hf["settings"]
+    at = f"T={st['T']},{st['T'] // st['doc_len']}x{st['doc_len']}"
+    m = {
+        f"hf_ratio.{k}@{at}": _round_ratio(hf[k], "swapped")
+        for k in ("forward", "train")
+    }
+    m["hf_logits_diff"] = diff_metric(hf["logits_diff"])
+    m["hf_loss_diff"] = diff_metric(hf["loss_diff"])
+    return m
+
+
+def _packed_metrics(pk: dict, ok: bool) -> dict:
+    at = f"D={pk['D']},T={pk['T']},{pk['n_docs']}x{pk['doc_len']}"
+    m = {
+        f"layer_ratio.{mode}@{at}": _round_ratio(pk["layer"][mode], "packed")
+        for mode in ("fwd", "fwd+bwd")
+    }
+    m["alone_diff"] = diff_metric(pk["alone_diff"])
+    m |= _peak_metrics([r for r in pk["memory"] if r["packed"]])
+    return m | _hf_metrics(pk.get("hf"))
+
+# %% ../../nbs/11l_bench_packed.ipynb #e65df075
+def _ratio_cells(r, ref, side, scale=1.0, fmt=fmt_ms):
+    """Of a `side_by_side` result: two medians, their ratio, and the rounds' ratio with
+    its quartiles."""
+    t, q = r["times"], r["ratios"][side]
+    q1, q3 = q["ratio_iqr"]
+    return [
+        fmt(t[ref]["median"] * scale),
+        fmt(t[side]["median"] * scale),
+        f"{q['ratio_of_medians']:.3f}",
+        f"{q['ratio']:.3f} ({q1:.3f}–{q3:.3f})",
+    ]
+
+
+_SIDE_BY_SIDE = ["ratio of the medians", "per round (quartiles)"]
+
+
+def _layer_md(pk: dict) -> list:
+    "The lead and table of the layer, `attend` and the kernel alone."
+    n, fl = pk["layer"]["fwd"]["times"]["causal"]["n"], pk["flops"]
+    L = [
+        f"**Packed rows**: one `Attention` layer (D={pk['D']}, H={pk['H']}, head "
+        f"width {pk['D'] // pk['H']}, {pk['dtype']}) on a row of {pk['T']} tokens as "
+        f"{pk['n_docs']} documents of {pk['doc_len']} (`position_ids`) against the "
+        "same row as one causal sequence; `attend` alone on the layer's queries, keys "
+        "and values; and the kernel alone on the documents as one batch of views (no "
+        f"copy, the route's floor). {n} rounds each, the calls of a round back to "
+        "back, their order reversed every round. Times: each side's median, in ms. "
+        "Two ratios to the causal row: of the two medians, and the median of the "
+        "rounds' own ratios with its quartiles (the targets judge this one). The "
+        f"documents hold {fl['pairs']:.3f} of the row's query-key pairs; the "
+        "projections do the same work either way, so the layer's matrix products come "
+        f"to {fl['layer']:.3f} of the causal row's, forward and backward alike.",
+        "",
+    ]
+    rows = [
+        [f"{what} {mode}"] + _ratio_cells(pk[what][mode], "causal", "packed")
+        for what in ("layer", "attend")
+        for mode in ("fwd", "fwd+bwd")
+    ]
+    rows += [
+        [f"kernel alone {mode}"] + _ratio_cells(pk["attend"][mode], "causal", "kernel")
+        for mode in ("fwd", "fwd+bwd")
+    ]
+    L += md_table(["call", "causal ms", "packed ms"] + _SIDE_BY_SIDE, rows)
+    return L + [
+        "",
+        "(kernel alone: its causal column is `attend`'s on the row, its packed "
+        "column the kernel on the documents as one batch, timed in the same rounds.) "
+        "The packed row's output against each document run alone: "
+        f"max \\|Δ\\| {pk['alone_diff']:.1e}.",
+        "",
+    ]
+
+
+def _mib(b) -> str:
+    return "—" if b is None else f"{b / 2**20:.0f}"
+
+
+def _share(r: dict) -> str:
+    "The packed row's peak over the causal row's, or a dash where one is missing."
+    if not (r["packed"] and r["causal"]):
+        return "—"
+    return f"{r['packed'] / r['causal']:.2f}"
+
+
+def _peaks_md(pk: dict) -> list:
+    "The lead and table of the memory points."
+    where = "MiB above the process's before the call (each in a fresh process)"
+    if pk["device"].startswith("cuda"):
+        where = "MiB of CUDA memory allocated above that before the call"
+    L = [
+        f"Peak memory of the layer's forward and backward, {where}, beside the bytes "
+        "of one dense `[T, T]` bool mask:",
+        "",
+    ]
+    rows = [
+        [
+            str(r["T"]),
+            _mib(r["causal"]),
+            _mib(r["packed"]),
+            _share(r),
+            _mib(r["dense_mask"]),
+        ]
+        for r in pk["memory"]
+    ]
+    head = ["T", "causal", "packed", "packed / causal", "a [T, T] bool mask"]
+    return L + md_table(head, rows)
+
+
+def _hf_md(pk: dict) -> list:
+    "The swapped Llama's lead, table and agreement, or why it was not measured."
+    hf = pk["hf"]
+    title = "**A Hugging Face Llama on a packed row, swapped and original**"
+    if hf is None:
+        return []
+    if hf.get("unavailable"):
+        return ["", f"{title}: not measured: {hf['unavailable']}"]
+    st = hf["settings"]
+    L = [
+        "",
+        f"{title} ({st['n_layers']} layers, D={st['d_model']}, {st['n_heads']} "
+        f"query / {st['n_kv_heads']} kv heads, {pk['dtype']}, {pk['threads']} "
+        f"threads; {st['T']} tokens as {st['T'] // st['doc_len']} documents of "
+        f"{st['doc_len']} from `DataCollatorWithFlattening`; {st['runs']} rounds "
+        "each, as above). Seconds: each side's median; ratios swapped / "
+        "original, of the medians and per round:",
+        "",
+    ]
+
+    def sec(v):
+        return f"{v:.2f}"
+
+    calls = (
+        ("forward", "forward (`use_cache=False`)"),
+        ("train", "training step (loss, backward)"),
+    )
+    rows = [
+        [what] + _ratio_cells(hf[k], "original", "swapped", 1e-3, sec)
+        for k, what in calls
+    ]
+    L += md_table(["call", "original s", "swapped s"] + _SIDE_BY_SIDE, rows)
+    lo = hf["loss"]
+    return L + [
+        "",
+        f"Logits differ by at most {hf['logits_diff']:.1e}; the loss is "
+        f"{lo['original']:.6f} (original) and {lo['swapped']:.6f} (swapped).",
+    ]
+
+
+def _packed_md(pk: dict, ok: bool) -> list:
+    return _layer_md(pk) + _peaks_md(pk) + _hf_md(pk)
+
+
+PACKED_PART = Benchmark(
+    name="packed",
+    measures="a row of documents against the same row as one causal sequence: a "
+    "layer, attend, the kernel alone, memory, a swapped Llama",
+    run=bench_packed,
+    quick=dict(
+        T=4096, doc_len=512, mem_Ts=(2048, 4096), hf_T=2048, hf_doc_len=256, hf_runs=3
+    ),
+    full=dict(
+        T=16384,
+        doc_len=2048,
+        mem_Ts=(8192, 16384),
+        hf_T=8192,
+        hf_doc_len=1024,
+        hf_runs=6,
+    ),
+    targets=PACKED_TARGETS,
+    metrics=_packed_metrics,
+    report=_packed_md,
+)

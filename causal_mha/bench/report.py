@@ -5,12 +5,11 @@
 # %% ../../nbs/11j_bench_report.ipynb #12e7aaa0
 from __future__ import annotations
 import copy, json
-from .options import PARTS, check_choice
-from .contenders import variant_desc
+from .options import benchmarks, check_choice
 from .targets import judge
 
 # %% auto #0
-__all__ = ['SCHEMA', 'check_result', 'save_results', 'load_results', 'format_report']
+__all__ = ['SCHEMA', 'check_result', 'save_results', 'load_results', 'fmt_ms', 'fmt_mib', 'md_table', 'format_report']
 
 # %% ../../nbs/11j_bench_report.ipynb #2e712a5f
 # version of the results layout that `load_results` reads (and converts from schema 1)
@@ -37,6 +36,25 @@ _REQUIRED_MACHINE = dict(
 )
 
 
+def _check_fields(d: dict, fields: dict, bad: str, where: str = ""):
+    "Raise a `ValueError` naming the first of `fields` that `d` lacks or mistypes."
+    for k, typ in fields.items():
+        if k not in d:
+            raise ValueError(f"{bad} '{where}{k}' is missing")
+        if not isinstance(d[k], typ) or isinstance(d[k], bool):
+            raise ValueError(f"{bad} '{where}{k}' is {d[k]!r}")
+
+
+def _check_parts(res: dict, what: str):
+    "Raise a `ValueError` unless each part `res` lists is a part it holds a result of."
+    known = tuple(benchmarks())
+    for p in res["parts"]:
+        if p not in known or not isinstance(res.get(p), dict):
+            raise ValueError(
+                f"{what} lists part {p!r} but holds no result for it (parts: {known})"
+            )
+
+
 def check_result(res, what="res", schemas=(SCHEMA,)):
     """Raise a `ValueError` naming the first missing or mistyped field unless `res` is a
     `run_benchmarks` result."""
@@ -50,24 +68,11 @@ def check_result(res, what="res", schemas=(SCHEMA,)):
             f"of causal_mha reads schema " + " or ".join(map(str, schemas))
         )
     bad = f"{what} is not a run_benchmarks result: field"
-    for fields, d, where in (
-        (_REQUIRED, res, ""),
-        (_REQUIRED_MACHINE, res.get("machine"), "machine."),
-    ):
-        if not isinstance(d, dict):
-            break
-        for k, typ in fields.items():
-            if k not in d:
-                raise ValueError(f"{bad} '{where}{k}' is missing")
-            if not isinstance(d[k], typ) or isinstance(d[k], bool):
-                raise ValueError(f"{bad} '{where}{k}' is {d[k]!r}")
+    _check_fields(res, _REQUIRED, bad)
+    _check_fields(res["machine"], _REQUIRED_MACHINE, bad, "machine.")
     if "reliable" not in res or res["reliable"] not in (True, False, None):
         raise ValueError(f"{bad} 'reliable' must be true, false or null")
-    for p in res["parts"]:
-        if p not in PARTS or not isinstance(res.get(p), dict):
-            raise ValueError(
-                f"{what} lists part {p!r} but holds no result for it (parts: {PARTS})"
-            )
+    _check_parts(res, what)
     return res
 
 
@@ -117,514 +122,62 @@ def load_results(
     return _from_schema_1(res) if res["schema"] == 1 else res
 
 # %% ../../nbs/11j_bench_report.ipynb #099cffcc
-def _ms(v):
+def fmt_ms(v: float) -> str:
+    "Milliseconds as a report prints them: three significant digits, whole from 100."
     return f"{v:.3g}" if v < 100 else f"{v:.0f}"
 
 
-def _mib(b):
+def fmt_mib(b: int) -> str:
+    "Bytes as MiB, to one decimal."
     return f"{b / 2**20:.1f}"
 
 
-def _table(head, rows):
+def md_table(head: list, rows: list) -> list:
     "A markdown table: the header `head`, then one row of cells per item of `rows`."
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + [
         "| " + " | ".join(r) + " |" for r in rows
     ]
 
 
-def _floor_cell(r, ok):
-    "`×floor` of one timing; a dash for an unreliable run or an impossible figure (<1)."
-    return f"{r['to_floor']:.2f}" if ok and r["to_floor"] >= 1 else "—"
-
-
-def _speed_md(sp, ok):
-    n, G = next(iter(sp["fwd"].values()))["n"], 1e9
-    L = [
-        f"**Speed**: x [{sp['B']}, {sp['T']}, {sp['D']}], H={sp['H']}, "
-        f"{sp['dtype']}, dropout 0, {sp['warmup']} warm-up + {n} timed runs each, "
-        f"round-robin. A time is the median of its runs, in ms (the plot shows "
-        f"their quartiles); ×fastest divides it by the fastest median, ×floor by the "
-        f"floor: the forward's {sp['flops_fwd'] / G:.1f} GFLOPs "
-        f"({sp['flops_fwd_causal'] / G:.1f} for the causal kernel) at the GEMM rate "
-        f"measured in the same round-robin, {sp['gemm_flops_per_s'] / G:.0f} GFLOP/s; "
-        f"max |Δ|: the largest difference from ours fast's output.",
-        "",
-    ]
-    head = [
-        "implementation",
-        "fwd ms",
-        "×fastest",
-        "×floor",
-        "fwd+bwd ms",
-        "×fastest",
-        "×floor",
-        "max \\|Δ\\|",
-    ]
-
-    def row(n):
-        f, b = sp["fwd"][n], sp["fwd+bwd"][n]
-        return [
-            n,
-            _ms(f["median"]),
-            f"{f['to_fastest']:.2f}",
-            _floor_cell(f, ok),
-            _ms(b["median"]),
-            f"{b['to_fastest']:.2f}",
-            _floor_cell(b, ok),
-            f"{sp['max_abs_diff'][n]:.1e}",
-        ]
-
-    L += _table(head, [row(n) for n in sp["fwd"]])
-    if not ok:
-        L += ["", "×floor left out: the run was unreliable (see Load)."]
-    elif any(sp[k][n]["to_floor"] < 1 for k in ("fwd", "fwd+bwd") for n in sp[k]):
-        L += [
-            "",
-            "A ×floor below 1 is impossible (faster than the matrix products "
-            "alone): the GEMM reference was disturbed during the run, so those cells "
-            "show a dash.",
-        ]
-    return L
-
-
-def _memory_md(mm, ok):
-    Ts = sorted({r["T"] for r in mm["rows"]})
-    L = [
-        f"**Peak memory of one forward** (B=1, D={mm['D']}, H={mm['H']}, "
-        f"{mm['dtype']}, no_grad), MiB:",
-        "",
-    ]
-    L += _table(
-        ["T"] + [str(T) for T in Ts],
-        [
-            [p]
-            + [
-                f"{r['peak'] / 2**20:.0f}" if r["peak"] is not None else "—"
-                for r in mm["rows"]
-                if r["path"] == p
-            ]
-            for p in ("explicit", "fast")
-        ],
-    )
-    notes = sorted({r["note"] for r in mm["rows"] if r["note"]})
-    return L + (["", *("— " + n for n in notes)] if notes else [])
-
-
-def _decode_md(dc, ok):
-    L = [
-        f"**Cached decoding against recomputing** (B=1, D={dc['D']}, H={dc['H']}, "
-        f"{dc['dtype']}): ms per token, medians: cached, of {dc['runs']} groups of "
-        f"{dc['steps']} steps, each group timed as one block; recompute, of "
-        f"{dc['runs']} recomputations of the prefix. The speed-up is recompute / "
-        f"cached of these medians.",
-        "",
-    ]
-    head = [
-        "context",
-        "cached ms/token",
-        "recompute ms/token",
-        "speed-up",
-        "cached tokens/s",
-        "max \\|Δ\\|",
-    ]
-    L += _table(
-        head,
-        [
-            [
-                str(r["context"]),
-                f"{r['cached']['median']:.3f}",
-                _ms(r["recompute"]["median"]),
-                f"{r['ratio']:.0f}×",
-                f"{r['cached_tok_per_s']:.0f}",
-                f"{r['max_abs_diff']:.1e}",
-            ]
-            for r in dc["rows"]
-        ],
-    )
-    f = dc["cached_fit"]
-    if f["slope_ms_per_pos"] is not None:
-        if not ok:
-            L += [
-                "",
-                "Fit of the cached cost to the context left out: the run "
-                "was unreliable (see Load).",
-            ]
-        elif f["slope_ms_per_pos"] < 0:
-            L += [
-                "",
-                "The fitted per-position cost came out negative, which is "
-                "impossible: the groups were disturbed, so the fit is left out.",
-            ]
-        else:
-            L += [
-                "",
-                f"Cached cost fitted to the fastest group at each context (the "
-                f"least disturbed): {f['intercept_ms']:.3f} ms + "
-                f"{f['slope_ms_per_pos'] * 1e3:.3f} µs per cached position "
-                f"(largest residual {f['max_rel_residual']:.0%}).",
-            ]
-    bare = dc.get("bare")
-    if bare and bare["rows"]:
-        stepwise = bare.get("timed") == "steps"
-        how = (
-            f"{bare['rounds']} rounds of {bare['steps']} steps, each step timed "
-            f"on its own, alternating between the two"
-            if stepwise
-            else f"{bare['rounds']} groups of {bare['steps']} steps each, interleaved"
-        )
-        L += [
-            "",
-            f"Decoded token against the bare loop of its operations: ms per "
-            f"token, medians of {how}; ours / bare of these medians:",
-            "",
-        ]
-        head = [
-            "context",
-            "ours ms/token",
-            "bare loop ms/token",
-            "ours / bare",
-            "max \\|Δ\\|",
-        ]
-        L += _table(
-            head,
-            [
-                [
-                    str(q["context"]),
-                    f"{q['ours']['median']:.3f}",
-                    f"{q['bare']['median']:.3f}",
-                    f"{q['ratio']:.2f}",
-                    f"{q['max_abs_diff']:.1e}",
-                ]
-                for q in bare["rows"]
-            ],
-        )
-    return L
-
-
-def _variants_md(vr, ok):
-    names = [v for v in vr["variants"] if any(r["variant"] == v for r in vr["rows"])]
-    t = {(r["variant"], r["context"]): r for r in vr["rows"]}
-    pairs = [
-        (a, b) for a, b in (("GQA", "MHA"), ("MLA", "MHA")) if a in names and b in names
-    ]
-    # a column each, by context (a file from before MLA has no MLA rows, no mla_to_mha)
-    ratios = {
-        f"{a} / {b}": {
-            q["context"]: q for q in vr["ratios"].get(f"{a.lower()}_to_{b.lower()}", [])
-        }
-        for a, b in pairs
-    }
-    absorbed = ", ".join(v for v in names if vr["variants"][v].get("absorb"))
-    desc = ", ".join(f"{v} ({variant_desc(vr['variants'][v])})" for v in names)
-    form = (
-        f"; {absorbed} in the absorbed form (`absorb=True`), the form for decoding."
-        if absorbed
-        else "."
-    )
-    L = [
-        f"**Decode per token: {desc}** (B={vr['B']}, D={vr['D']}, H={vr['H']}, "
-        f"{vr['dtype']}): ms per token, medians of {vr['runs']} groups of "
-        f"{vr['steps']} steps, round-robin over the variants; the ratios divide these "
-        f"medians" + form,
-        "",
-    ]
-    L += _table(
-        ["context"] + names + list(ratios),
-        [
-            [str(P)]
-            + [f"{t[v, P]['per_token']['median']:.3f}" for v in names]
-            + [f"{q[P]['median']:.2f}" if P in q else "—" for q in ratios.values()]
-            for P in vr["contexts"]
-        ],
-    )
-    if s := vr["ratios"].get("swa_long_to_short"):
-        L += [
-            "",
-            f"SWA per-token time at {s['long']} / at {s['short']}, of the "
-            f"medians: {s['median']:.2f}.",
-        ]
-    L += [
-        "",
-        f"Cache of one layer after prefilling, MiB (measured `cache.nbytes` / "
-        f"expected by {vr['expected_by']}):",
-        "",
-    ]
-
-    def cache(v, P):
-        r = t[v, P]
-        ok_bytes = r["nbytes"] == r["expected_nbytes"]
-        mark = "" if ok_bytes else " ✗"
-        return f"{_mib(r['nbytes'])} / {_mib(r['expected_nbytes'])}{mark}"
-
-    L += _table(
-        ["context"] + names,
-        [[str(P)] + [cache(v, P) for v in names] for P in vr["contexts"]],
-    )
-    missing = [f"— {v} not measured: {why}" for v, why in vr["unavailable"].items()]
-    return L + (["", *missing] if missing else [])
-
-
-def _nograd_md(ng, ok):
-    how = (
-        "the two decodes side by side, each step timed on its own"
-        if ng.get("timed") == "steps"
-        else "each decode timed as one block"
-    )
-    L = [
-        f"**{ng['steps']} decode steps in eval mode, with and without "
-        f"`torch.no_grad()`** (D={ng['D']}, H={ng['H']}, {ng['dtype']}, from an empty "
-        f"cache, {how}): ms per token, the median of {ng['runs']} rounds:",
-        "",
-    ]
-    modes = (("no_grad", "under no_grad"), ("grad", "without no_grad"))
-    L += _table(
-        ["mode", "ms/token", "buffer allocations", "positions copied", "cache MiB"],
-        [
-            [
-                lab,
-                f"{p['median']:.3f}",
-                str(c["n_allocs"]),
-                str(c["n_copied"]),
-                _mib(c["nbytes"]),
-            ]
-            for k, lab in modes
-            for p, c in [(ng["per_token"][k], ng["cache"][k])]
-        ],
-    )
-    return L + [
-        "",
-        f"Without / with no_grad, of the medians: {ng['ratio']:.2f}; "
-        f"outputs differ by at most {ng['max_abs_diff']:.1e}.",
-    ]
-
-
-def _long_md(lg, ok):
-    L = [
-        f"**Long sequences** (D={lg['D']}, H={lg['H']}, {lg['dtype']}, no_grad; each "
-        f"call in a fresh process: best of {lg['runs']} calls, peak memory above the "
-        f"process's before the call):",
-        "",
-    ]
-    L += _table(
-        ["call", "seconds", "peak MiB"],
-        [
-            [
-                n,
-                f"{q['seconds']:.2f}",
-                "—" if q["peak"] is None else f"{q['peak'] / 2**20:.0f}",
-            ]
-            for n, q in lg["calls"].items()
-        ],
-    )
-    why = lg["unavailable"]
-    return L + (["", f"— HF Mistral not measured: {why}"] if why else [])
-
-
-def _hf_md(hf, ok):
-    title = "**Hugging Face models, swapped against the originals**"
-    if hf.get("unavailable"):
-        return [f"{title}: not measured: {hf['unavailable']}"]
-    st = hf["settings"]
-    long = f", {st['long_repeats']} for the windowed prefill" if hf["windowed"] else ""
-    L = [
-        f"{title} ({st.get('n_layers', 4)} layers, D={st.get('d_model', 512)}, "
-        f"{st.get('n_heads', 8)} query / {st.get('n_kv_heads', 2)} kv heads, "
-        f"{st['dtype'].replace('torch.', '')}, {st['threads']} threads; "
-        f"{st['repeats']} turns of the original then the swapped model{long}). "
-        f"Seconds: each side's median. Two ratios, swapped / original, below 1 "
-        f"where the swapped model is faster: of the two medians, and per turn, the "
-        f"median of the turns' own ratios with their quartiles (each turn's two runs "
-        f"share the machine's load; the targets judge this one). On a quiet machine "
-        f"they agree.",
-        "",
-    ]
-    rows = []
-    for part, what in (
-        ("prefill", f"prefill {st['prefill']}"),
-        ("generate", f"{st['new_tokens']} tokens after {st['prompt']}"),
-        ("windowed", f"prefill {st['long']}"),
-    ):
-        for fam, r in hf[part].items():
-            o, s, (q1, q3) = r["original_s"], r["swapped_s"], r["ratio_iqr"]
-            agree = (
-                f"logits {r['logits_diff']:.1e}"
-                if "logits_diff" in r
-                else f"same tokens: {'yes' if r['same_tokens'] else 'NO'}"
-            )
-            rows.append(
-                [
-                    what,
-                    fam,
-                    f"{o:.3f}",
-                    f"{s:.3f}",
-                    f"{s / o:.2f}",
-                    f"{r['ratio']:.2f} ({q1:.2f}–{q3:.2f})",
-                    agree,
-                ]
-            )
-    head = [
-        "part",
-        "model",
-        "original s",
-        "swapped s",
-        "ratio of the medians",
-        "per turn (quartiles)",
-        "agree",
-    ]
-    return L + _table(head, rows)
-
-
-def _ratio_cells(r, ref, side, scale=1.0, fmt=_ms):
-    """Of a `side_by_side` result: two medians, their ratio, and the rounds' ratio with
-    its quartiles."""
-    t, q = r["times"], r["ratios"][side]
-    q1, q3 = q["ratio_iqr"]
-    return [
-        fmt(t[ref]["median"] * scale),
-        fmt(t[side]["median"] * scale),
-        f"{q['ratio_of_medians']:.3f}",
-        f"{q['ratio']:.3f} ({q1:.3f}–{q3:.3f})",
-    ]
-
-
-def _packed_md(pk, ok):
-    n, fl = pk["layer"]["fwd"]["times"]["causal"]["n"], pk["flops"]
-    L = [
-        f"**Packed rows**: one `Attention` layer (D={pk['D']}, H={pk['H']}, head "
-        f"width {pk['D'] // pk['H']}, {pk['dtype']}) on a row of {pk['T']} tokens as "
-        f"{pk['n_docs']} documents of {pk['doc_len']} (`position_ids`) against the "
-        "same row as one causal sequence; `attend` alone on the layer's queries, keys "
-        "and values; and the kernel alone on the documents as one batch of views (no "
-        f"copy, the route's floor). {n} rounds each, the calls of a round back to "
-        "back, their order reversed every round. Times: each side's median, in ms. "
-        "Two ratios to the causal row: of the two medians, and the median of the "
-        "rounds' own ratios with its quartiles (the targets judge this one). The "
-        f"documents hold {fl['pairs']:.3f} of the row's query-key pairs; the "
-        "projections do the same work either way, so the layer's matrix products come "
-        f"to {fl['layer']:.3f} of the causal row's, forward and backward alike.",
-        "",
-    ]
-    head = [
-        "call",
-        "causal ms",
-        "packed ms",
-        "ratio of the medians",
-        "per round (quartiles)",
-    ]
-    rows = [
-        [f"{what} {mode}"] + _ratio_cells(pk[what][mode], "causal", "packed")
-        for what in ("layer", "attend")
-        for mode in ("fwd", "fwd+bwd")
-    ]
-    rows += [
-        [f"kernel alone {mode}"] + _ratio_cells(pk["attend"][mode], "causal", "kernel")
-        for mode in ("fwd", "fwd+bwd")
-    ]
-    L += _table(head, rows)
-    L += [
-        "",
-        "(kernel alone: its causal column is `attend`'s on the row, its packed "
-        "column the kernel on the documents as one batch, timed in the same rounds.) "
-        "The packed row's output against each document run alone: "
-        f"max \\|Δ\\| {pk['alone_diff']:.1e}.",
-        "",
-    ]
-
-    def mib(b):
-        return "—" if b is None else f"{b / 2**20:.0f}"
-
-    def share(r):
-        if not (r["packed"] and r["causal"]):
-            return "—"
-        return f"{r['packed'] / r['causal']:.2f}"
-
-    L += [
-        "Peak memory of the layer's forward and backward, MiB above the process's "
-        "before the call (each in a fresh process), beside the bytes of one dense "
-        "`[T, T]` bool mask:",
-        "",
-    ]
-    L += _table(
-        ["T", "causal", "packed", "packed / causal", "a [T, T] bool mask"],
-        [
-            [
-                str(r["T"]),
-                mib(r["causal"]),
-                mib(r["packed"]),
-                share(r),
-                mib(r["dense_mask"]),
-            ]
-            for r in pk["memory"]
-        ],
-    )
-    hf = pk["hf"]
-    title = "**A Hugging Face Llama on a packed row, swapped and original**"
-    if hf is None:
-        return L
-    if hf.get("unavailable"):
-        return L + ["", f"{title}: not measured: {hf['unavailable']}"]
-    st = hf["settings"]
-    L += [
-        "",
-        f"{title} ({st['n_layers']} layers, D={st['d_model']}, {st['n_heads']} "
-        f"query / {st['n_kv_heads']} kv heads, {pk['dtype']}, {pk['threads']} "
-        f"threads; {st['T']} tokens as {st['T'] // st['doc_len']} documents of "
-        f"{st['doc_len']} from `DataCollatorWithFlattening`; {st['runs']} rounds "
-        "each, as above). Seconds: each side's median; ratios swapped / "
-        "original, of the medians and per round:",
-        "",
-    ]
-
-    def sec(v):
-        return f"{v:.2f}"
-
-    L += _table(
-        [
-            "call",
-            "original s",
-            "swapped s",
-            "ratio of the medians",
-            "per round (quartiles)",
-        ],
-        [
-            [what] + _ratio_cells(hf[k], "original", "swapped", 1e-3, sec)
-            for k, what in (
-                ("forward", "forward (`use_cache=False`)"),
-                ("train", "training step (loss, backward)"),
-            )
-        ],
-    )
-    lo = hf["loss"]
-    return L + [
-        "",
-        f"Logits differ by at most {hf['logits_diff']:.1e}; the loss is "
-        f"{lo['original']:.6f} (original) and {lo['swapped']:.6f} (swapped).",
-    ]
-
-
-def _targets_md(targets):
+def _targets_md(targets: list) -> list:
     def met(t):
         return t["why"] if t["met"] is None else "yes" if t["met"] else "NO"
 
     def esc(s):
         return s.replace("|", "\\|")
 
-    return ["**Targets**:", ""] + _table(
+    return ["**Targets**:", ""] + md_table(
         ["target", "measured", "met"],
         [[esc(t["target"]), esc(t["measured"]), met(t)] for t in targets],
     )
 
 
-_PART_MD = dict(
-    speed=_speed_md,
-    memory=_memory_md,
-    decode=_decode_md,
-    variants=_variants_md,
-    nograd=_nograd_md,
-    long=_long_md,
-    hf=_hf_md,
-    packed=_packed_md,
-)
+def _head_md(res: dict) -> list:
+    "The report's first lines: the machine, the run, the load verdict."
+    m = res["machine"]
+    gpu = f" ({m['gpu']})" if m.get("gpu") else ""
+    times = ", ".join(f"{p} {s:.0f} s" for p, s in res["part_seconds"].items())
+    converted = f"; {res['converted']}." if res.get("converted") else "."
+    return [
+        f"**Machine**: {m['cpu']}, {m['cores']} cores, {res['threads']} torch "
+        f"threads, torch {m['torch']}, Python {m['python']}, device "
+        f"{res['device']}{gpu}, {res['dtype']}.",
+        "",
+        f"**Run**: `{res['command']}`, {res['date']}, {res['mode']} settings, "
+        f"{res['seconds']:.0f} s ({times})" + converted,
+        "",
+        f"**Load**: {res['reliability']}.",
+        "",
+    ]
+
+
+def _shown_parts(res: dict, parts) -> list:
+    "The parts of `res` the report shows: every one it holds, or those of `parts`."
+    table = benchmarks()
+    if parts is None:
+        return [p for p in table if res.get(p)]
+    check_choice("parts", tuple(parts), tuple(table))
+    return [p for p in table if res.get(p) and p in parts]
 
 
 def format_report(
@@ -634,26 +187,10 @@ def format_report(
     """Markdown report of a benchmark result: machine, load verdict, one table per part,
     the targets. `parts` None shows every part the run holds."""
     check_result(res)
-    m, ok = res["machine"], res["reliable"] is not False
-    gpu = f" ({m['gpu']})" if m.get("gpu") else ""
-    times = ", ".join(f"{p} {s:.0f} s" for p, s in res["part_seconds"].items())
-    L = [
-        f"**Machine**: {m['cpu']}, {m['cores']} cores, {res['threads']} torch "
-        f"threads, torch {m['torch']}, Python {m['python']}, device "
-        f"{res['device']}{gpu}, {res['dtype']}.",
-        "",
-        f"**Run**: `{res['command']}`, {res['date']}, {res['mode']} settings, "
-        f"{res['seconds']:.0f} s ({times})"
-        + (f"; {res['converted']}." if res.get("converted") else "."),
-        "",
-        f"**Load**: {res['reliability']}.",
-        "",
-    ]
-    if parts is not None:
-        check_choice("parts", tuple(parts), PARTS)
-    shown = [p for p in _PART_MD if res.get(p) and (parts is None or p in parts)]
+    ok, shown = res["reliable"] is not False, _shown_parts(res, parts)
+    L = _head_md(res)
     for p in shown:
-        L += _PART_MD[p](res[p], ok) + [""]
+        L += benchmarks()[p].report(res[p], ok) + [""]
     targets = [t for t in res["targets"] if parts is None or t.get("part") in shown]
     if targets:
         L += _targets_md(targets) + [""]
