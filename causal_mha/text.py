@@ -64,8 +64,7 @@ def _check_vocab(vocab, specials):
     missing = [t for t in specials if t not in vocab]
     if missing:
         raise ValueError(
-            f"vocab must contain the special tokens "
-            f"{list(specials)}, missing {missing}"
+            f"vocab must contain the special tokens {list(specials)}, missing {missing}"
         )
 
 # %% ../nbs/07a_text.ipynb #cbd72f2d
