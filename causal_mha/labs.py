@@ -147,7 +147,6 @@ def parse_matrix(
         out.append(row)
     return out
 
-
 # %% ../nbs/10_labs.ipynb #b2a6dccf
 def _check_flag(name, v):
     if not isinstance(v, bool):
