@@ -151,6 +151,78 @@ def _grad_matrix(run, x: Tensor, rows: int, gen: torch.Generator) -> Tensor:
                 out[i] = g.abs().amax(dim=(0, 2)).double().cpu()
     return out
 
+# %% ../nbs/05_causality_check.ipynb #b83e19fb
+_TRAIN_NOTE = (
+    "train mode: the two passes drew different dropout masks, so a difference "
+    "may be randomness, not leakage"
+)
+
+
+def _is_number(v):
+    return isinstance(v, Real) and not isinstance(v, bool)
+
+
+def _checked_args(sizes, flags, scale, atol):
+    """`sizes` (B, T, D, n_future, seed) as ints, after checking them, the bool
+    `flags`, then `n_future < T`, `scale` and `atol`."""
+    names = (("B", 1), ("T", 2), ("D", 1), ("n_future", 1), ("seed", 0))
+    B, T, D, n_future, seed = (
+        check_int(name, v, lo) for (name, lo), v in zip(names, sizes)
+    )
+    for name, v in flags.items():
+        check_bool(name, v)
+    if n_future >= T:
+        raise ValueError(
+            f"n_future must be smaller than T so that a prefix is left: "
+            f"n_future={n_future}, T={T}"
+        )
+    if not (_is_number(scale) and 0 < scale < math.inf):
+        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
+    if not (_is_number(atol) and 0 <= atol < math.inf):
+        raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
+    return B, T, D, n_future, seed
+
+
+def _perturbed_input(B, T, D, n_future, scale, gen):
+    """A random input `[B, T, D]` (float64) and a bump of `scale` times a normal draw
+    on its last `n_future` positions only (zero elsewhere)."""
+    x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)
+    bump = torch.zeros_like(x)
+    noise = torch.randn(B, n_future, D, generator=gen, dtype=torch.float64)
+    bump[:, T - n_future :] = scale * noise
+    return x, bump
+
+
+def _runner(m, seed, same_rng, device):
+    """`run(x)`: one checked call of `m`; with `same_rng`, the random state is reseeded
+    with `seed` before each call (and restored after it)."""
+    devices = [device] if device.type == "cuda" else []
+
+    def run(inp):
+        if not same_rng:
+            return _forward(m, inp)
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(seed)
+            return _forward(m, inp)
+
+    return run
+
+
+def _report(pos_diff, fut_grad, nonfinite, atol, shapes, n_future, note):
+    """The `CausalityReport` of the prefix's largest changes `pos_diff` [P] and future
+    gradients `fut_grad` [P] (None when not run)."""
+    leaks = [
+        i
+        for i in range(len(pos_diff))
+        if pos_diff[i] > atol or (fut_grad is not None and fut_grad[i] > atol)
+    ]
+    max_diff = pos_diff.max().item()
+    max_grad = None if fut_grad is None else fut_grad.max().item()
+    ok = not nonfinite and max_diff <= atol and (max_grad is None or max_grad <= atol)
+    return CausalityReport(
+        max_diff, max_grad, ok, leaks, nonfinite, *shapes, n_future, note
+    )
+
 # %% ../nbs/05_causality_check.ipynb #6f848c60
 def verify_causal(
     module: nn.Module,  # any module mapping [B, T, D] -> [B, T, D']
@@ -215,54 +287,20 @@ def verify_causal(
             included).
         AssertionError: with `strict=True`, when the check fails.
     """
-    sizes = (
-        ("B", B, 1),
-        ("T", T, 2),
-        ("D", D, 1),
-        ("n_future", n_future, 1),
-        ("seed", seed, 0),
+    B, T, D, n_future, seed = _checked_args(
+        (B, T, D, n_future, seed),
+        dict(grad=grad, strict=strict, train=train, same_rng=same_rng),
+        scale,
+        atol,
     )
-    B, T, D, n_future, seed = (check_int(name, v, lo) for name, v, lo in sizes)
-    flags = (
-        ("grad", grad),
-        ("strict", strict),
-        ("train", train),
-        ("same_rng", same_rng),
-    )
-    for name, v in flags:
-        check_bool(name, v)
-    if n_future >= T:
-        raise ValueError(
-            f"n_future must be smaller than T so that a prefix is left: "
-            f"n_future={n_future}, T={T}"
-        )
-
-    def number(v):
-        return isinstance(v, Real) and not isinstance(v, bool)
-
-    if not (number(scale) and 0 < scale < math.inf):
-        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
-    if not (number(atol) and 0 <= atol < math.inf):
-        raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
-    P = T - n_future
+    P = T - n_future  # the prefix: positions 0..P-1 are compared
     gen = torch.Generator().manual_seed(seed)
-    x = torch.randn(B, T, D, generator=gen, dtype=torch.float64)
-    bump = torch.zeros_like(x)
-    noise = torch.randn(B, n_future, D, generator=gen, dtype=torch.float64)
-    bump[:, P:] = scale * noise
+    x, bump = _perturbed_input(B, T, D, n_future, scale, gen)
     prep = _Prepared(module, dtype, train)
     with prep as m:
         x = x.to(prep.device, prep.run_dtype)
         bump = bump.to(prep.device, prep.run_dtype)
-        devices = [prep.device] if prep.device.type == "cuda" else []
-
-        def run(inp):
-            if not same_rng:
-                return _forward(m, inp)
-            with torch.random.fork_rng(devices=devices):
-                torch.manual_seed(seed)
-                return _forward(m, inp)
-
+        run = _runner(m, seed, same_rng, prep.device)
         with torch.no_grad():
             y, y2 = run(x), run(x + bump)  # [B, T, D'] each
         bad = ~(torch.isfinite(y) & torch.isfinite(y2))  # [B, T, D']
@@ -271,32 +309,10 @@ def verify_causal(
         pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))
         # [P, T] -> [P]
         fut_grad = _grad_matrix(run, x, P, gen)[:, P:].amax(-1) if grad else None
-    leaks = {
-        i
-        for i in range(P)
-        if pos_diff[i] > atol or (fut_grad is not None and fut_grad[i] > atol)
-    }
-    max_diff = pos_diff.max().item()
-    max_grad = None if fut_grad is None else fut_grad.max().item()
-    ok = not nonfinite and max_diff <= atol and (max_grad is None or max_grad <= atol)
-    note = (
-        "train mode: the two passes drew different dropout masks, so a difference "
-        "may be randomness, not leakage"
-        if train and not same_rng
-        else ""
-    )
-    res = CausalityReport(
-        max_diff,
-        max_grad,
-        ok,
-        sorted(leaks),
-        nonfinite,
-        (B, T, D),
-        tuple(y.shape),
-        n_future,
-        note,
-    )
-    if strict and not ok:
+    note = _TRAIN_NOTE if train and not same_rng else ""
+    shapes = ((B, T, D), tuple(y.shape))
+    res = _report(pos_diff, fut_grad, nonfinite, atol, shapes, n_future, note)
+    if strict and not res.passed:
         raise AssertionError(f"verify_causal: {res}")
     return res
 

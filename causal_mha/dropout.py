@@ -21,11 +21,8 @@ def _num(x):
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
-def check_weights(
-    weights,  # a row of attention weights: 1-D sequence, tensor or array
-) -> list:  # the row as a list of Python floats
-    """Refuse anything but a 1-D row of 1..6 numbers, each in [0, 1], summing to 1
-    within `SUM_TOL`."""
+def _as_floats(weights):
+    "The row as a list of Python floats; `TypeError` unless a 1-D sequence of numbers."
     if hasattr(weights, "tolist") and not isinstance(weights, (list, tuple)):
         weights = weights.tolist()
     if isinstance(weights, (str, bytes)) or not isinstance(weights, (list, tuple)):
@@ -37,7 +34,15 @@ def check_weights(
         raise TypeError(
             f"weights must be a 1-D sequence of numbers, got {list(weights)!r}"
         )
-    w = [float(a) for a in weights]
+    return [float(a) for a in weights]
+
+
+def check_weights(
+    weights,  # a row of attention weights: 1-D sequence, tensor or array
+) -> list:  # the row as a list of Python floats
+    """Refuse anything but a 1-D row of 1..6 numbers, each in [0, 1], summing to 1
+    within `SUM_TOL`."""
+    w = _as_floats(weights)
     if not 1 <= len(w) <= MAX_ENTRIES:
         raise ValueError(f"weights must have 1 to {MAX_ENTRIES} entries, got {len(w)}")
     for j, a in enumerate(w):
@@ -76,6 +81,13 @@ def effective_p(
     return float(p)
 
 # %% ../nbs/06_dropout.ipynb #682191b9
+def _is_bit(b, written):
+    "A bit of a keep-mask: '0'/'1' in a string, else the number 0 or 1 (bools too)."
+    if written:
+        return b in ("0", "1")
+    return (_num(b) or isinstance(b, bool)) and b in (0, 1)
+
+
 def check_keep_mask(
     keep_mask,  # bits, 1 = keep: a string like '101' or a 0/1 sequence
     n: int,  # length of the row it applies to
@@ -93,16 +105,8 @@ def check_keep_mask(
             f"keep_mask must have {n} bits (one per weight), "
             f"got {len(keep_mask)}: {keep_mask!r}"
         )
-    if isinstance(keep_mask, str):
-
-        def ok(b):
-            return b in ("0", "1")
-    else:
-
-        def ok(b):
-            return (_num(b) or isinstance(b, bool)) and b in (0, 1)
-
-    if not all(ok(b) for b in keep_mask):
+    written = isinstance(keep_mask, str)
+    if not all(_is_bit(b, written) for b in keep_mask):
         raise ValueError(f"keep_mask bits must be 0 or 1, got {keep_mask!r}")
     return tuple(int(b) for b in keep_mask)
 

@@ -85,6 +85,45 @@ def _tokens(row: str):
     return re.split(r"\s*,\s*|\s+", row)
 
 
+def _text_rows(text, name, field):
+    "The non-empty rows of the text, 1 to `MAX_SIDE` of them."
+    rows = [r.strip() for r in re.split(r"[\r\n;]", text)]
+    rows = [r for r in rows if r]
+    if not rows:
+        raise LabInputError(field, f"{name} is empty: enter one row per position")
+    if len(rows) > MAX_SIDE:
+        raise LabInputError(
+            field, f"{name} has {len(rows)} rows; at most {MAX_SIDE} are allowed"
+        )
+    return rows
+
+
+def _matrix_value(t, i, name, field):
+    "One typed value of row `i`: a number in `VALUE_RANGE`."
+    if t == "":
+        raise LabInputError(field, f"{name} row {i}: empty value (check the commas)")
+    if not _NUM.fullmatch(t):
+        raise LabInputError(field, f'{name} row {i}: "{t}" is not a number')
+    v = float(t)
+    if not VALUE_RANGE[0] <= v <= VALUE_RANGE[1]:
+        raise LabInputError(
+            field,
+            f"{name} row {i}: {t} is outside {VALUE_RANGE[0]}..{VALUE_RANGE[1]}",
+        )
+    return v
+
+
+def _matrix_row(r, i, name, field):
+    "Row `i` as floats, at most `MAX_SIDE` of them."
+    row = [_matrix_value(t, i, name, field) for t in _tokens(r)]
+    if len(row) > MAX_SIDE:
+        raise LabInputError(
+            field,
+            f"{name} row {i} has {len(row)} values; at most {MAX_SIDE} are allowed",
+        )
+    return row
+
+
 def parse_matrix(
     text,  # the typed text, or a list of rows of numbers
     name: str = "Q",  # 'Q', 'K' or 'V': used in messages
@@ -95,37 +134,9 @@ def parse_matrix(
     `VALUE_RANGE`; raises `LabInputError` otherwise."""
     field = field or name.lower()
     text = _as_text(text, name).replace("\u2212", "-")
-    rows = [r.strip() for r in re.split(r"[\r\n;]", text)]
-    rows = [r for r in rows if r]
-    if not rows:
-        raise LabInputError(field, f"{name} is empty: enter one row per position")
-    if len(rows) > MAX_SIDE:
-        raise LabInputError(
-            field, f"{name} has {len(rows)} rows; at most {MAX_SIDE} are allowed"
-        )
     out = []
-    for i, r in enumerate(rows):
-        row = []
-        for t in _tokens(r):
-            if t == "":
-                raise LabInputError(
-                    field, f"{name} row {i}: empty value (check the commas)"
-                )
-            if not _NUM.fullmatch(t):
-                raise LabInputError(field, f'{name} row {i}: "{t}" is not a number')
-            v = float(t)
-            if not VALUE_RANGE[0] <= v <= VALUE_RANGE[1]:
-                raise LabInputError(
-                    field,
-                    f"{name} row {i}: {t} is outside "
-                    f"{VALUE_RANGE[0]}..{VALUE_RANGE[1]}",
-                )
-            row.append(v)
-        if len(row) > MAX_SIDE:
-            raise LabInputError(
-                field,
-                f"{name} row {i} has {len(row)} values; at most {MAX_SIDE} are allowed",
-            )
+    for i, r in enumerate(_text_rows(text, name, field)):
+        row = _matrix_row(r, i, name, field)
         if i and len(row) != len(out[0]):
             raise LabInputError(
                 field,
@@ -163,6 +174,19 @@ def _attention_shapes(Q, K, V, causal):
         )
 
 
+def _check_query(query, Tq):
+    "The tracked query row as an int in 0..Tq-1 (an int or a NumPy int)."
+    try:
+        i = None if isinstance(query, bool) else operator.index(query)
+    except TypeError:
+        i = None
+    if i is None or not 0 <= i < Tq:
+        raise LabInputError(
+            "query", f"query must be an int in 0..{Tq - 1}, got {query!r}"
+        )
+    return i
+
+
 def attention_lab(
     q,  # Q as text or a list of rows; [T_q, d_k]
     k,  # K, same forms; [T_k, d_k]
@@ -180,15 +204,7 @@ def attention_lab(
     _check_flag("causal", causal)
     _attention_shapes(Q, K, V, causal)
     Tq, Tk, dk = len(Q), len(K), len(Q[0])
-    # int or NumPy int
-    try:
-        i = None if isinstance(query, bool) else operator.index(query)
-    except TypeError:
-        i = None
-    if i is None or not 0 <= i < Tq:
-        raise LabInputError(
-            "query", f"query must be an int in 0..{Tq - 1}, got {query!r}"
-        )
+    i = _check_query(query, Tq)
     Qt, Kt, Vt = (torch.tensor(m, dtype=torch.float64) for m in (Q, K, V))
     # [T_q, T_k], True = may attend
     allowed = causal_mask(Tq) if causal else torch.ones(Tq, Tk, dtype=torch.bool)
@@ -491,14 +507,9 @@ def _page_data(name):
     return dict(limits=MULTIHEAD_LIMITS, defaults=_defaults(multihead_lab))
 
 
-def _inline_shared(
-    page: str,  # a page's source, with its include and data lines
-    name: str,  # the page's name, for messages
-    data: dict,  # the page's data, written over its `/*@data*/` line
-) -> str:  # the page with each include line replaced by its file
-    """Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines and the
-    data over its line (as `var DATA = {...};`); refuse a page that lacks one or
-    misplaces one."""
+def _paste_data(page, name, data):
+    """The page with `data` written over its one `/*@data*/` line (as
+    `var DATA = {...};`), which must stand inside `<script>`."""
     lines = list(_DATA.finditer(page))
     at = lines[0].start() if len(lines) == 1 else 0
     inside = page.rfind("<script>", 0, at) > page.rfind("</script>", 0, at)
@@ -509,7 +520,32 @@ def _inline_shared(
         )
     # `</` written as `<\/`, so that no string in the data closes the script
     text = json.dumps(data, ensure_ascii=False).replace("</", "<" + chr(92) + "/")
-    page = _DATA.sub(lambda m: f"{m[1]}var DATA = {text};\n", page)
+    return _DATA.sub(lambda m: f"{m[1]}var DATA = {text};\n", page)
+
+
+def _check_include(page, name, m):
+    """The include line `m` stands inside the element its file belongs to, written in
+    that element's comment form."""
+    tag = next(t for t, f in _SHARED.items() if f == (m[1] or m[2]))
+    opened = page.rfind(f"<{tag}>", 0, m.start())
+    closed = page.rfind(f"</{tag}>", 0, m.start())
+    if opened < 0 or closed > opened or bool(m[2]) != (tag == "body"):
+        form = "<!--@include FILE-->" if tag == "body" else "/*@include FILE*/"
+        raise ValueError(
+            f"lab page {name}.html: {m[0].strip()} must stand inside "
+            f"<{tag}> (written {form}), at offset {m.start()}"
+        )
+
+
+def _inline_shared(
+    page: str,  # a page's source, with its include and data lines
+    name: str,  # the page's name, for messages
+    data: dict,  # the page's data, written over its `/*@data*/` line
+) -> str:  # the page with each include line replaced by its file
+    """Paste `_lab.css`, `_lab.js` and `_stepper.html` over their include lines and the
+    data over its line (as `var DATA = {...};`); refuse a page that lacks one or
+    misplaces one."""
+    page = _paste_data(page, name, data)
     found = [m[1] or m[2] for m in _INCLUDE.finditer(page)]
     if sorted(found) != sorted(_SHARED.values()):
         raise ValueError(
@@ -518,15 +554,7 @@ def _inline_shared(
             f"(a line of its own), found {found}"
         )
     for m in _INCLUDE.finditer(page):
-        tag = next(t for t, f in _SHARED.items() if f == (m[1] or m[2]))
-        opened = page.rfind(f"<{tag}>", 0, m.start())
-        closed = page.rfind(f"</{tag}>", 0, m.start())
-        if opened < 0 or closed > opened or bool(m[2]) != (tag == "body"):
-            form = "<!--@include FILE-->" if tag == "body" else "/*@include FILE*/"
-            raise ValueError(
-                f"lab page {name}.html: {m[0].strip()} must stand inside "
-                f"<{tag}> (written {form}), at offset {m.start()}"
-            )
+        _check_include(page, name, m)
     out = _INCLUDE.sub(lambda m: _lab_file(m[1] or m[2]), page)
     if "@include" in out or "@data" in out:
         raise ValueError(

@@ -50,19 +50,37 @@ def additive_mask(
     M = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
     return M.masked_fill(~allowed, float("-inf"))
 
+# %% ../nbs/04_causal_mask.ipynb #b355cf7b
+def _check_bool_mask(mask, name):
+    "`mask` is a bool tensor of at least 1 dim (keys on the last axis)."
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        what = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise TypeError(f"{name} must be a bool tensor (True = may attend), got {what}")
+    if mask.ndim < 1:
+        raise ValueError(
+            f"{name} must have at least 1 dim (keys on the last axis), got shape []"
+        )
+
+
+def _check_broadcasts(mask, name, shape):
+    "`mask` broadcasts to the scores' `shape` without growing it."
+    try:
+        ok = torch.broadcast_shapes(mask.shape, shape) == shape
+    except RuntimeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"{name} of shape {shape_of(mask)} does not broadcast "
+            f"to the scores' shape {list(shape)}"
+        )
+
 # %% ../nbs/04_causal_mask.ipynb #41ab8ee1
 def empty_rows(
     mask: Tensor,  # bool, True = may attend, keys on the last axis
 ) -> list:  # index tuples of the rows with no visible key
     """Every query row of `mask` that can see no key at all (plain softmax would give
     NaN there)."""
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-        what = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
-        raise TypeError(f"mask must be a bool tensor (True = may attend), got {what}")
-    if mask.ndim < 1:
-        raise ValueError(
-            "mask must have at least 1 dim (keys on the last axis), got shape []"
-        )
+    _check_bool_mask(mask, "mask")
     return [tuple(i) for i in (~mask.any(dim=-1)).nonzero().tolist()]
 
 
@@ -73,24 +91,9 @@ def check_mask(
 ) -> Tensor:  # `mask` itself, when every row sees at least one key
     """Raise a `ValueError` that reports the shape and every row left with no visible
     key. With `shape`, `mask` must also broadcast to that scores shape."""
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-        what = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
-        raise TypeError(f"{name} must be a bool tensor (True = may attend), got {what}")
-    if mask.ndim < 1:
-        raise ValueError(
-            f"{name} must have at least 1 dim (keys on the last axis), got shape []"
-        )
+    _check_bool_mask(mask, name)
     if shape is not None:
-        shape = torch.Size(shape)
-        try:
-            ok = torch.broadcast_shapes(mask.shape, shape) == shape
-        except RuntimeError:
-            ok = False
-        if not ok:
-            raise ValueError(
-                f"{name} of shape {shape_of(mask)} does not broadcast "
-                f"to the scores' shape {list(shape)}"
-            )
+        _check_broadcasts(mask, name, torch.Size(shape))
     # no data to read; a data-dependent branch breaks a graph
     if mask.is_meta or torch.compiler.is_compiling():
         return mask
@@ -101,6 +104,47 @@ def check_mask(
             f"with no visible key (softmax would give NaN): {rows}"
         )
     return mask
+
+# %% ../nbs/04_causal_mask.ipynb #38daac9e
+def _check_scores(scores):
+    "`scores` is a floating tensor with the keys on its last axis."
+    if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point:
+        what = scores.dtype if isinstance(scores, Tensor) else type(scores).__name__
+        raise TypeError(f"scores must be a floating tensor, got {what}")
+    if scores.ndim < 1:
+        raise ValueError(
+            "scores must have at least 1 dim (keys on the last axis), got shape []"
+        )
+
+
+def _check_allowed(allowed, name, scores, validate):
+    """The mask is on the scores' device; with `validate`, a bool mask that broadcasts
+    to them and leaves every row a key."""
+    if isinstance(allowed, Tensor) and allowed.device != scores.device:
+        raise ValueError(
+            f"{name} must be on the device of the scores, "
+            f"got {name} on {allowed.device}, "
+            f"scores on {scores.device}"
+        )
+    if validate:
+        check_mask(allowed, name, shape=scores.shape)
+
+
+def _check_visible(scores, name):
+    """No NaN or +inf at a visible key, and every row keeps a key (the values: none to
+    read while compiling)."""
+    if scores.is_meta or torch.compiler.is_compiling():
+        return
+    # only visible scores can still be bad
+    bad = torch.isnan(scores) | torch.isposinf(scores)
+    if bad.any():
+        raise ValueError(
+            f"scores of shape {shape_of(scores)} contain NaN or +inf "
+            f"at visible keys (first at {bad.nonzero()[0].tolist()}); "
+            f"softmax would give NaN"
+        )
+    # keys already at -inf count as masked
+    check_mask(scores > float("-inf"), f"{name} & (scores > -inf)")
 
 # %% ../nbs/04_causal_mask.ipynb #200b17f5
 def masked_softmax(
@@ -115,35 +159,12 @@ def masked_softmax(
     `allowed` broadcasts to `scores`; `attention` passes `name='mask'`. The weights of
     masked keys are exactly 0. `validate=True` refuses rows with no visible key and
     NaN/+inf scores; `validate=False` means the caller has made sure of both."""
-    if not isinstance(scores, Tensor) or not scores.dtype.is_floating_point:
-        what = scores.dtype if isinstance(scores, Tensor) else type(scores).__name__
-        raise TypeError(f"scores must be a floating tensor, got {what}")
-    if scores.ndim < 1:
-        raise ValueError(
-            "scores must have at least 1 dim (keys on the last axis), got shape []"
-        )
+    _check_scores(scores)
     if allowed is not None:
-        if isinstance(allowed, Tensor) and allowed.device != scores.device:
-            raise ValueError(
-                f"{name} must be on the device of the scores, "
-                f"got {name} on {allowed.device}, "
-                f"scores on {scores.device}"
-            )
-        if validate:
-            check_mask(allowed, name, shape=scores.shape)
+        _check_allowed(allowed, name, scores, validate)
         scores = scores.masked_fill(~allowed, float("-inf"))  # masked keys: e^-inf = 0
-    # the values (none while compiling)
-    if validate and not (scores.is_meta or torch.compiler.is_compiling()):
-        # only visible scores can still be bad
-        bad = torch.isnan(scores) | torch.isposinf(scores)
-        if bad.any():
-            raise ValueError(
-                f"scores of shape {shape_of(scores)} contain NaN or +inf "
-                f"at visible keys (first at {bad.nonzero()[0].tolist()}); "
-                f"softmax would give NaN"
-            )
-        # keys already at -inf count as masked
-        check_mask(scores > float("-inf"), f"{name} & (scores > -inf)")
+    if validate:
+        _check_visible(scores, name)
     return torch.softmax(scores, dim=-1)
 
 # %% ../nbs/04_causal_mask.ipynb #66a255db
@@ -169,30 +190,18 @@ def padding_mask(
     pos = torch.arange(T, device=lengths.device)
     return pos < lengths[:, None] if side == "right" else pos >= (T - lengths)[:, None]
 
-# %% ../nbs/04_causal_mask.ipynb #8689a5c6
-def padded_causal_mask(
-    causal: Tensor | None = None,  # [Tq, Tk] bool, True = may attend
-    key_padding: Tensor | None = None,  # [B, Tk] bool, True = real key
-) -> Tensor:  # [B, 1, Tq, Tk] (or [Tq, Tk]), True = may attend
-    """Combine a causal mask (e.g. `causal_mask`) and a key padding mask; broadcastable
-    over heads as `[B, 1, Tq, Tk]`, or `[Tq, Tk]` without padding."""
-    if causal is None and key_padding is None:
-        raise ValueError("give at least one of causal or key_padding")
-    for name, m in (("causal", causal), ("key_padding", key_padding)):
-        if m is None:
-            continue
-        if not isinstance(m, Tensor) or m.dtype != torch.bool:
-            what = m.dtype if isinstance(m, Tensor) else type(m).__name__
-            raise TypeError(f"{name} must be a 2-D bool tensor, got {what}")
-        if m.ndim != 2:
-            raise ValueError(
-                f"{name} must be a 2-D bool tensor, got shape {shape_of(m)}"
-            )
-    if key_padding is None:
-        return causal
-    pad = key_padding[:, None, None, :]
-    if causal is None:
-        return pad
+# %% ../nbs/04_causal_mask.ipynb #fd670ec4
+def _check_2d_bool(name, m):
+    "`m` is a 2-D bool tensor."
+    if not isinstance(m, Tensor) or m.dtype != torch.bool:
+        what = m.dtype if isinstance(m, Tensor) else type(m).__name__
+        raise TypeError(f"{name} must be a 2-D bool tensor, got {what}")
+    if m.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D bool tensor, got shape {shape_of(m)}")
+
+
+def _check_same_keys(causal, key_padding):
+    "The two masks have the same key columns, on one device."
     if causal.shape[-1] != key_padding.shape[-1]:
         raise ValueError(
             f"causal has {causal.shape[-1]} key columns but key_padding "
@@ -204,4 +213,23 @@ def padded_causal_mask(
             f"got causal on {causal.device}, "
             f"key_padding on {key_padding.device}"
         )
+
+# %% ../nbs/04_causal_mask.ipynb #8689a5c6
+def padded_causal_mask(
+    causal: Tensor | None = None,  # [Tq, Tk] bool, True = may attend
+    key_padding: Tensor | None = None,  # [B, Tk] bool, True = real key
+) -> Tensor:  # [B, 1, Tq, Tk] (or [Tq, Tk]), True = may attend
+    """Combine a causal mask (e.g. `causal_mask`) and a key padding mask; broadcastable
+    over heads as `[B, 1, Tq, Tk]`, or `[Tq, Tk]` without padding."""
+    if causal is None and key_padding is None:
+        raise ValueError("give at least one of causal or key_padding")
+    for name, m in (("causal", causal), ("key_padding", key_padding)):
+        if m is not None:
+            _check_2d_bool(name, m)
+    if key_padding is None:
+        return causal
+    pad = key_padding[:, None, None, :]
+    if causal is None:
+        return pad
+    _check_same_keys(causal, key_padding)
     return causal[None, None] & pad

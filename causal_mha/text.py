@@ -26,6 +26,47 @@ def load_sample_text(
         raise FileNotFoundError(f"name must be one of {names}, got {name!r}")
     return (folder / name).read_text(encoding="utf-8")
 
+# %% ../nbs/07a_text.ipynb #2aeb2d72
+def _vocab_id(tok, i, n):
+    "The id `i` of token `tok` as an int in 0..n-1; `ValueError` otherwise."
+    if not isinstance(tok, str):
+        raise ValueError(f"vocab keys must be token strings, got {tok!r} (id {i!r})")
+    # int or NumPy int
+    try:
+        j = None if isinstance(i, bool) else operator.index(i)
+    except TypeError:
+        j = None
+    if j is None or not 0 <= j < n:
+        raise ValueError(
+            f"vocab ids must be ints in 0..{n - 1} "
+            f"(len(vocab)={n}), got {i!r} for token {tok!r}"
+        )
+    return j
+
+
+def _check_vocab(vocab, specials):
+    """A dict of token strings to distinct ids 0..n-1 that holds every one of
+    `specials`."""
+    if not isinstance(vocab, dict):
+        raise TypeError(
+            f"vocab must be a dict mapping token strings to ids, "
+            f"got {type(vocab).__name__}"
+        )
+    seen = {}
+    for tok, i in vocab.items():
+        j = _vocab_id(tok, i, len(vocab))
+        if j in seen:
+            raise ValueError(
+                f"vocab ids must be distinct, "
+                f"got id {j} for both {seen[j]!r} and {tok!r}"
+            )
+        seen[j] = tok
+    missing = [t for t in specials if t not in vocab]
+    if missing:
+        raise ValueError(
+            f"vocab must contain the special tokens {list(specials)}, missing {missing}"
+        )
+
 # %% ../nbs/07a_text.ipynb #cbd72f2d
 # upstream's split: punctuation, double dash, whitespace
 _SPLIT = r'([,.:;?_!"()\']|--|\s)'
@@ -46,39 +87,7 @@ class SimpleTokenizer:
         self,
         vocab: dict,  # token string -> id, ids 0..n-1, both SPECIAL_TOKENS
     ):
-        if not isinstance(vocab, dict):
-            raise TypeError(
-                f"vocab must be a dict mapping token strings to ids, "
-                f"got {type(vocab).__name__}"
-            )
-        n, seen = len(vocab), {}
-        for tok, i in vocab.items():
-            if not isinstance(tok, str):
-                raise ValueError(
-                    f"vocab keys must be token strings, got {tok!r} (id {i!r})"
-                )
-            # int or NumPy int
-            try:
-                j = None if isinstance(i, bool) else operator.index(i)
-            except TypeError:
-                j = None
-            if j is None or not 0 <= j < n:
-                raise ValueError(
-                    f"vocab ids must be ints in 0..{n - 1} "
-                    f"(len(vocab)={n}), got {i!r} for token {tok!r}"
-                )
-            if j in seen:
-                raise ValueError(
-                    f"vocab ids must be distinct, "
-                    f"got id {j} for both {seen[j]!r} and {tok!r}"
-                )
-            seen[j] = tok
-        missing = [t for t in SPECIAL_TOKENS if t not in vocab]
-        if missing:
-            raise ValueError(
-                f"vocab must contain the special tokens "
-                f"{list(SPECIAL_TOKENS)}, missing {missing}"
-            )
+        _check_vocab(vocab, SPECIAL_TOKENS)
         self.str_to_int = {s: operator.index(i) for s, i in vocab.items()}
         self.int_to_str = {i: s for s, i in self.str_to_int.items()}
 

@@ -37,21 +37,21 @@ def journey_inputs(
     return torch.tensor(_JOURNEY, dtype=dtype, device=device)
 
 # %% ../nbs/01_weighted_average.ipynb #894d45bd
-def _check_qkv(q, k, v, finite=True):
-    """Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`,
-    `k`, `v`."""
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-        if x.ndim < 2:
-            raise ValueError(
-                f"{name} must have at least 2 dims [..., T, d], got shape {shape_of(x)}"
-            )
-        if not x.dtype.is_floating_point:
-            raise TypeError(f"{name} must be a floating tensor, got dtype {x.dtype}")
-    if finite:
-        for name, x in (("q", q), ("k", k), ("v", v)):
-            check_finite(x, name)
+def _check_each(name, x):
+    "One of `q`, `k`, `v`: a floating tensor of at least 2 dims."
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(
+            f"{name} must have at least 2 dims [..., T, d], got shape {shape_of(x)}"
+        )
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating tensor, got dtype {x.dtype}")
+
+
+def _check_together(q, k, v):
+    """`q`, `k`, `v` share a dtype and a device, `q` and `k` a width, `k` and `v` a
+    length, and their leading dims broadcast."""
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(
             f"q, k and v must share one dtype, "
@@ -79,6 +79,18 @@ def _check_qkv(q, k, v, finite=True):
             f"the leading (batch/head) dims of q, k, v must broadcast: "
             f"q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}"
         ) from None
+
+
+def _check_qkv(q, k, v, finite=True):
+    """Validate types, ranks, dtypes, devices and the shared widths and lengths of `q`,
+    `k`, `v`."""
+    named = (("q", q), ("k", k), ("v", v))
+    for name, x in named:
+        _check_each(name, x)
+    if finite:
+        for name, x in named:
+            check_finite(x, name)
+    _check_together(q, k, v)
 
 
 def _divisor(scale, d_k):
