@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 from torch import nn, Tensor
-from . import Attention, LatentAttention, HFAttention
+from . import Attention, LatentAttention, HFAttention, HFLatentAttention
 from . import Positions, attend, visible, documents, token_positions
 from . import merge_heads, rotate
 from .ground import check_int, check_bool, check_positive, shape_of
@@ -833,6 +833,11 @@ def _targets(module: nn.Module) -> list:
     for name, m in module.named_modules():
         if any(name.startswith(f"{f}.") for f, _ in found):
             continue
+        if isinstance(m, HFLatentAttention):  # it calls its `mla`'s parts itself
+            raise ValueError(
+                f"{name} is an HFLatentAttention (a swapped DeepSeek-V3 layer): "
+                f"shard_sequence does not serve it yet"
+            )
         if isinstance(m, _SequenceSharded) or _wrapper(m) is not None:
             found.append((name, m))
     return found
@@ -855,7 +860,8 @@ def shard_sequence(
 
     Raises:
         TypeError: `module` is not an `nn.Module`; `group` is not a process group.
-        ValueError: `module` holds no attention layer; `strategy` unknown.
+        ValueError: `module` holds no attention layer, or a swapped DeepSeek-V3
+            layer (`HFLatentAttention`); `strategy` unknown.
     """
     if not isinstance(module, nn.Module):
         raise TypeError(
