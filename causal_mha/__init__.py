@@ -69,10 +69,12 @@ from .checks import *
 from .dropout import *
 from .multihead import *
 from .text import *
+from .visibility import *
 from .dispatch import *
 from .rope_types import *
 from .rope import *
 from .cache import *
+
 from .core import *
 from .exercises import *
 from .kv_memory import *
@@ -81,7 +83,6 @@ from .hf_layers import *
 from .hf import *
 from .parallel import *
 from .latent import *
-
 
 def _document_all():
     """`help()` of every public name lists its arguments: `document` writes each
@@ -105,6 +106,5 @@ def _document_all():
         for m, f in vars(obj).items():  # and its public methods
             if inspect.isfunction(f) and not m.startswith("_"):
                 document(f)
-
 
 _document_all()

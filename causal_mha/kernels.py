@@ -12,7 +12,7 @@ from functools import cache, lru_cache, partial
 import torch
 from torch import Tensor
 import torch.nn.functional as F
-from .dispatch import Positions, documents, token_positions, visible
+from .visibility import Positions, documents, token_positions, visible
 from .ground import check_int, check_positive, shape_of
 
 # %% auto #0
