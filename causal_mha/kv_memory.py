@@ -109,52 +109,57 @@ def kv_cache_bytes(
     context_length = check_int("context_length", context_length, 1)
     batch_size = check_int("batch_size", batch_size, 1)
     n_layers = check_int("n_layers", n_layers, 1)
-    if latent_dim is not None:
-        latent_dim = check_int("latent_dim", latent_dim, 1)
-        for name, v in (("n_kv_heads", n_kv_heads), ("head_dim", head_dim)):
-            if v is not None:
-                raise ValueError(
-                    f"{name}={v!r} does not apply with latent_dim={latent_dim}: "
-                    "a latent cache holds latent_dim numbers per position, not heads"
-                )
-        check_int("d_model", d_model, 1)
-        check_int("n_heads", n_heads, 1)
-    elif head_dim is None:
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype, got {dtype!r}")
+    if latent_dim is None:
+        per_layer = 2 * _kv_width(d_model, n_heads, n_kv_heads, head_dim)
+    else:
+        per_layer = _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim)
+    per_position = batch_size * dtype.itemsize * per_layer
+    n_slide, n_full = _sliding_layers(n_layers, window, sliding_ratio)
+    held = n_slide * min(context_length, window or context_length)
+    return (held + n_full * context_length) * per_position
+
+
+def _kv_width(d_model, n_heads, n_kv_heads, head_dim) -> int:
+    "Numbers a layer caches per position as keys (or values): `Hkv·d`."
+    if head_dim is None:
         d_model, n_heads = check_heads(d_model, n_heads)
         head_dim = d_model // n_heads
     else:
         check_int("d_model", d_model, 1)
         n_heads = check_int("n_heads", n_heads, 1)
         head_dim = check_int("head_dim", head_dim, 1)
-    if latent_dim is None:
-        n_kv_heads = (
-            n_heads if n_kv_heads is None else check_int("n_kv_heads", n_kv_heads, 1)
-        )
-        if n_heads % n_kv_heads:
-            raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
-    if window is not None:
-        window = check_int("window", window, 1)
-    if sliding_ratio is not None:
-        if window is None:
+    n_kv_heads = (
+        n_heads if n_kv_heads is None else check_int("n_kv_heads", n_kv_heads, 1)
+    )
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
+    return n_kv_heads * head_dim
+
+
+def _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim) -> int:
+    "Numbers a latent layer caches per position: `latent_dim`, heads apart."
+    latent_dim = check_int("latent_dim", latent_dim, 1)
+    for name, v in (("n_kv_heads", n_kv_heads), ("head_dim", head_dim)):
+        if v is not None:
             raise ValueError(
-                f"sliding_ratio={sliding_ratio!r} needs a window: give window=W"
+                f"{name}={v!r} does not apply with latent_dim={latent_dim}: "
+                "a latent cache holds latent_dim numbers per position, not heads"
             )
-        sliding_ratio = _check_ratio(sliding_ratio)
-    if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"dtype must be a torch.dtype, got {dtype!r}")
-    per_position = (
-        batch_size
-        * dtype.itemsize
-        * (  # one layer
-            latent_dim if latent_dim is not None else 2 * n_kv_heads * head_dim
-        )
-    )
+    check_int("d_model", d_model, 1)
+    check_int("n_heads", n_heads, 1)
+    return latent_dim
+
+
+def _sliding_layers(n_layers: int, window, sliding_ratio) -> tuple:
+    "`(sliding, full)` layers: every layer slides with a window, unless a ratio says."
+    if window is not None:
+        check_int("window", window, 1)
+    if sliding_ratio is None:
+        return (n_layers, 0) if window is not None else (0, n_layers)
     if window is None:
-        return n_layers * context_length * per_position
-    n_slide, n_full = (
-        (n_layers, 0)
-        if sliding_ratio is None
-        else _split_layers(n_layers, sliding_ratio)
-    )
-    held = n_slide * min(context_length, window) + n_full * context_length
-    return held * per_position
+        raise ValueError(
+            f"sliding_ratio={sliding_ratio!r} needs a window: give window=W"
+        )
+    return _split_layers(n_layers, _check_ratio(sliding_ratio))
