@@ -9,7 +9,7 @@ from fastcore.basics import patch
 import torch
 from torch import nn, Tensor
 from .ground import check_bool, check_int, check_positive
-from .rope_types import check_rope_scaling, rope_frequencies
+from .rope_types import rope_settings, rope_frequencies
 
 # %% auto #0
 __all__ = ['rotate', 'Rotary', 'RMSNorm']
@@ -85,7 +85,7 @@ class Rotary(nn.Module):
         self.theta = check_positive("theta", theta)
         if head_dim % 2:
             raise ValueError(f"rotary head_dim={head_dim} must be even")
-        self.scaling = check_rope_scaling(scaling, head_dim, self.theta)
+        self.scaling = rope_settings(scaling, head_dim, self.theta)
         self.rope_type = self.scaling["rope_type"]
         self.inv_freq, self.attention_scaling = rope_frequencies(
             head_dim, theta, self.scaling
