@@ -18,7 +18,7 @@ def shape_of(x) -> str | list:
     messages."""
     return list(x.shape) if isinstance(x, Tensor) else type(x).__name__
 
-
+# %% ../nbs/00_ground.ipynb #884a4948
 def check_int(
     name: str,  # the argument's name, used in the message
     value,  # the value to check
@@ -37,7 +37,7 @@ def check_int(
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     return v
 
-
+# %% ../nbs/00_ground.ipynb #0f8abeb8
 def check_bool(
     name: str,  # the argument's name, used in the message
     value,  # the value to check
@@ -48,7 +48,7 @@ def check_bool(
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return value
 
-
+# %% ../nbs/00_ground.ipynb #58e6e94d
 def check_dropout(
     p,  # a dropout probability
     name: str = "dropout",  # the argument's name, used in the message
@@ -59,7 +59,7 @@ def check_dropout(
         raise ValueError(f"{name} must be a probability in [0, 1), got {p!r}")
     return float(p)
 
-
+# %% ../nbs/00_ground.ipynb #2e12e56e
 def check_heads(
     d_model,  # the width the heads share
     n_heads,  # the number of heads
@@ -68,7 +68,8 @@ def check_heads(
 ) -> tuple:  # `(d_model, n_heads)` as Python `int`s
     """Return both as `int`s >= 1, or raise a `ValueError` naming both unless `n_heads`
     divides `d_model`."""
-    d, h = check_int(d_name, d_model, 1), check_int(h_name, n_heads, 1)
+    d = check_int(d_name, d_model, 1)
+    h = check_int(h_name, n_heads, 1)
     if d % h:
         raise ValueError(
             f"{d_name}={d} must be divisible by {h_name}={h} "
@@ -76,7 +77,7 @@ def check_heads(
         )
     return d, h
 
-
+# %% ../nbs/00_ground.ipynb #3c3b1d42
 def check_positive(
     name: str,  # the argument's name, used in the message
     value,  # the value to check
@@ -124,6 +125,54 @@ def check_finite(
     return x
 
 # %% ../nbs/00_ground.ipynb #c008d482
+def _dtype_of(x) -> torch.dtype | str:
+    "`x`'s dtype when `x` is a tensor, else its type name: for error messages."
+    return x.dtype if isinstance(x, Tensor) else type(x).__name__
+
+
+def _integer_tensor(
+    x,  # the value to check
+    bool_ok: bool,  # bools count as integers (a mask's True/False)
+) -> bool:  # whether `x` is a tensor of integers
+    "Whether `x` is a tensor of integers (or of bools, with `bool_ok`)."
+    if not isinstance(x, Tensor) or x.dtype.is_floating_point or x.is_complex():
+        return False
+    return bool_ok or x.dtype != torch.bool
+
+
+def _data_readable(x: Tensor) -> bool:
+    """Whether a check may read `x`'s values: not on the meta device, not while
+    compiling (a branch on data breaks the graph)."""
+    return not (torch.compiler.is_compiling() or x.is_meta)
+
+# %% ../nbs/00_ground.ipynb #8b4c95bf
+def _mask_as_bool(
+    m: Tensor,  # an integer attention_mask [B, T]
+    checking: bool,  # read its values (not while compiling)
+) -> Tensor:  # bool [B, T]
+    "A 0/1 mask as bool; a `ValueError` naming the other values it holds."
+    if checking and not ((m == 0) | (m == 1)).all():
+        others = sorted(set(m.unique().tolist()) - {0, 1})
+        raise ValueError(
+            f"attention_mask must hold only 0 and 1 (or True/False), "
+            f"got values {others[:5]}"
+        )
+    return m.bool()
+
+
+def _check_rows_hold_tokens(
+    m: Tensor,  # a bool attention_mask [B, T]
+):
+    "Raise a `ValueError` naming the rows of `m` that hold no real token."
+    if m.any(1).all():
+        return
+    empty = (~m.any(1)).nonzero().flatten().tolist()
+    raise ValueError(
+        f"attention_mask rows {empty} hold no real token: "
+        f"every sequence needs at least one"
+    )
+
+
 def check_attention_mask(
     m,  # the attention_mask: bool or 0/1 integers [B, T]
     x: Tensor,  # [B, T, ...] the input it belongs to
@@ -133,11 +182,10 @@ def check_attention_mask(
     (True = real token). `m` holds True (or 1) at a real token; with `allow_empty`, a
     row may hold none (a chunk after cached positions)."""
     B, T = x.shape[:2]
-    if not isinstance(m, Tensor) or m.dtype.is_floating_point or m.is_complex():
+    if not _integer_tensor(m, bool_ok=True):
         raise TypeError(
             f"attention_mask must be a bool or integer tensor [B, T] "
-            f"(True/1 = real token), got "
-            f"{m.dtype if isinstance(m, Tensor) else type(m).__name__}"
+            f"(True/1 = real token), got {_dtype_of(m)}"
         )
     if tuple(m.shape) != (B, T):
         raise ValueError(
@@ -147,24 +195,14 @@ def check_attention_mask(
     if m.device != x.device:
         raise ValueError(f"attention_mask is on {m.device} but x is on {x.device}")
     # value checks read data: not while compiling
-    checking = not (torch.compiler.is_compiling() or m.is_meta)
+    checking = _data_readable(m)
     if m.dtype != torch.bool:
-        if checking and not ((m == 0) | (m == 1)).all():
-            others = sorted(set(m.unique().tolist()) - {0, 1})
-            raise ValueError(
-                f"attention_mask must hold only 0 and 1 (or True/False), "
-                f"got values {others[:5]}"
-            )
-        m = m.bool()
-    if checking and not allow_empty and not m.any(1).all():
-        empty = (~m.any(1)).nonzero().flatten().tolist()
-        raise ValueError(
-            f"attention_mask rows {empty} hold no real token: "
-            f"every sequence needs at least one"
-        )
+        m = _mask_as_bool(m, checking)
+    if checking and not allow_empty:
+        _check_rows_hold_tokens(m)
     return m
 
-
+# %% ../nbs/00_ground.ipynb #deb299ae
 def check_position_ids(
     p,  # position_ids: integers [B, T]
     x: Tensor,  # [B, T, ...] the input they belong to
@@ -173,31 +211,80 @@ def check_position_ids(
     """`position_ids` checked against `x` [B, T, ...]: integers [B, T] (each token's
     position in its document), >= 0 at real tokens (`valid`; pads are not read);
     returned as int64 with -1 at pads."""
-    if (
-        not isinstance(p, Tensor)
-        or p.dtype.is_floating_point
-        or p.is_complex()
-        or p.dtype == torch.bool
-    ):
-        what = p.dtype if isinstance(p, Tensor) else type(p).__name__
+    if not _integer_tensor(p, bool_ok=False):
         raise TypeError(
             f"position_ids must be an integer tensor [B, T] (each token's "
-            f"position in its document), got {what}"
+            f"position in its document), got {_dtype_of(p)}"
         )
     if tuple(p.shape) != tuple(x.shape[:2]) or p.device != x.device:
         raise ValueError(
             f"position_ids must have shape [B, T] = {list(x.shape[:2])} "
             f"on {x.device}, got {list(p.shape)} on {p.device}"
         )
-    p = p.long() if valid is None else p.long().masked_fill(~valid, -1)
-    bad = p < 0 if valid is None else (p < 0) & valid
-    if not (p.is_meta or torch.compiler.is_compiling()) and bad.any():
+    if valid is None:
+        p = p.long()
+        bad = p < 0
+    else:
+        p = p.long().masked_fill(~valid, -1)
+        bad = (p < 0) & valid
+    if _data_readable(p) and bad.any():
         raise ValueError(
             f"position_ids must be >= 0 at real tokens, got {p[bad][:5].tolist()}"
         )
     return p
 
+# %% ../nbs/00_ground.ipynb #89ff9669
+def _check_x_shape(
+    x,  # the new positions
+    d_model: int,  # the layer's width
+):
+    "Raise a `ValueError` unless `x` is a tensor [B, T >= 1, d_model]."
+    shaped = isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == d_model
+    if not (shaped and x.shape[1]):
+        raise ValueError(
+            f"x must be a tensor [B, T >= 1, d_model={d_model}], got {shape_of(x)}"
+        )
 
+
+def _check_x_like_weights(
+    x: Tensor,  # the new positions
+    weight: Tensor,  # one of the layer's weights: their device and dtype
+):
+    "Raise unless `x` is on `weight`'s device and of its dtype (outside autocast)."
+    if x.device != weight.device:
+        raise ValueError(
+            f"x is on {x.device} but the module's weights are on {weight.device}"
+        )
+    if x.dtype != weight.dtype and (
+        x.is_meta or not torch.is_autocast_enabled(x.device.type)
+    ):
+        raise TypeError(
+            f"x has dtype {x.dtype} but the module's weights have dtype "
+            f"{weight.dtype}; "
+            f"convert one of them, e.g. x.to({weight.dtype})"
+        )
+
+
+def _check_cache(
+    cache,  # the cache given, or None
+    cache_type: type,  # the cache class the layer fills
+    context_length: int | None,  # most positions a sequence holds
+    T: int,  # the new positions
+):
+    "Raise unless `cache` is None or a `cache_type` with room for `T` more positions."
+    if cache is not None and not isinstance(cache, cache_type):
+        raise TypeError(
+            f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}"
+        )
+    n_cached = 0 if cache is None else cache.n_seen
+    if context_length is not None and n_cached + T > context_length:
+        raise ValueError(
+            f"{T} new positions after {n_cached} cached exceed "
+            f"context_length={context_length}; "
+            f"raise context_length, or call cache.reset() to start a new sequence"
+        )
+
+# %% ../nbs/00_ground.ipynb #9df6ca82
 def check_layer_input(
     x,  # the new positions: a tensor [B, T >= 1, d_model]
     d_model: int,  # the layer's width
@@ -212,40 +299,12 @@ def check_layer_input(
     weights' device and of their dtype (outside autocast), a `cache` of `cache_type`
     with room for `x`'s positions, the mask and positions checked as above, and not
     packed rows with a cache (a cache continues one sequence per row)."""
-    if not (
-        isinstance(x, Tensor) and x.ndim == 3 and x.shape[2] == d_model and x.shape[1]
-    ):
-        raise ValueError(
-            f"x must be a tensor [B, T >= 1, d_model={d_model}], got {shape_of(x)}"
-        )
-    if x.device != weight.device:
-        raise ValueError(
-            f"x is on {x.device} but the module's weights are on {weight.device}"
-        )
-    if x.dtype != weight.dtype and (
-        x.is_meta or not torch.is_autocast_enabled(x.device.type)
-    ):
-        raise TypeError(
-            f"x has dtype {x.dtype} but the module's weights have dtype "
-            f"{weight.dtype}; "
-            f"convert one of them, e.g. x.to({weight.dtype})"
-        )
-    if cache is not None and not isinstance(cache, cache_type):
-        raise TypeError(
-            f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}"
-        )
-    P, T = 0 if cache is None else cache.n_seen, x.shape[1]
-    if context_length is not None and P + T > context_length:
-        raise ValueError(
-            f"{T} new positions after {P} cached exceed "
-            f"context_length={context_length}; "
-            f"raise context_length, or call cache.reset() to start a new sequence"
-        )
-    valid = (
-        None
-        if attention_mask is None
-        else check_attention_mask(attention_mask, x, allow_empty=cache is not None)
-    )
+    _check_x_shape(x, d_model)
+    _check_x_like_weights(x, weight)
+    _check_cache(cache, cache_type, context_length, x.shape[1])
+    valid = None
+    if attention_mask is not None:
+        valid = check_attention_mask(attention_mask, x, allow_empty=cache is not None)
     if position_ids is None:
         return valid, None
     if cache is not None:
