@@ -88,7 +88,7 @@ def _document_all():
     """`help()` of every public name lists its arguments: `document` writes each
     parameter's comment into the docstring."""
     import inspect
-    from .ground import document
+    from .sitedoc import document
 
     for name, obj in list(globals().items()):
         if name.startswith("_"):

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from .latent import LatentAttention
 from .rope import Rotary
-from .ground import document
+from .sitedoc import document
 from .convert import from_gpt2, from_llama
 from .hf_layers import ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention
 from .hf_layers import register_attention

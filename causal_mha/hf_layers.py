@@ -11,7 +11,8 @@ from .core import Attention
 from .latent import LatentAttention
 from .dispatch import Positions, attend
 from .rope import rotate
-from .ground import check_dropout, merge_heads, document
+from .ground import check_dropout, merge_heads
+from .sitedoc import document
 from .convert import from_gpt2, from_llama, to_gpt2, to_llama
 
 # %% auto #0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections, copy, functools, itertools, random, time
 from dataclasses import dataclass, asdict
 import torch
-from .ground import document
+from .sitedoc import document
 from .hf import swap_attention
 
 # %% auto #0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, collections, json, os, sys, tempfile, time
 from datetime import datetime, timezone
 import torch
-from .ground import document
+from .sitedoc import document
 from .hf_matrix import AXES, BF16, NEW, PROMPT, SLOTS, ULPS
 from .hf_matrix import Cell, Models, cells, pairwise, run_cell
 from .cli import file_problem, write_or_rescue

@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 import uuid
-from .ground import document, check_int, check_bool, check_positive
+from .ground import check_int, check_bool, check_positive
+from .sitedoc import document
 from .ground import merge_heads
 from .ground import check_layer_input
 from .dispatch import Positions, attend, documents, token_positions

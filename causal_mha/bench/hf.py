@@ -6,7 +6,8 @@
 from __future__ import annotations
 import copy, statistics
 import torch
-from ..ground import check_int, document
+from ..ground import check_int
+from ..sitedoc import document
 from ..hf import swap_attention
 from .options import Benchmark, check_device
 from .timing import time_once

@@ -9,7 +9,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from .. import Attention, Positions, attend, documents
-from ..ground import check_int, document
+from ..ground import check_int
+from ..sitedoc import document
 from ..hf_layers import PACKED_MIN
 from ..hf import swap_attention
 from .options import Benchmark, as_dtype, dtype_name, check_width

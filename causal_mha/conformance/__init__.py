@@ -12,7 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from fastcore.meta import delegates
-from ..ground import check_int, check_bool, check_positive, shape_of, document
+from ..ground import check_int, check_bool, check_positive, shape_of
+from ..sitedoc import document
 from ..ground import check_attention_mask
 from .cases import EPS64, EPS32, Run, HFRun, Settings
 from .cases import case_table, run_case
