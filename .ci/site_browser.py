@@ -24,7 +24,7 @@ file). At 1280 x 900, every request and console message recorded (in DIR/request
              shows its heading below the fixed navbar; so does each page's first API
              entry (else a section) opened as a new page, and `core.html#attention`
              and `cache.html#kvcache`
-  api        every API entry (a heading causal_mha.ground.SiteDoc marks with
+  api        every API entry (a heading causal_mha.sitedoc.SiteDoc marks with
              `span.doc-entry`) shows a signature, a class as `class`; its arguments,
              returns and raises are lists, never a paragraph starting `Args:`, ...
   anchors    every link to a page of the site with a `#fragment` lands on an element
