@@ -74,6 +74,7 @@ from .dispatch import *
 from .rope_types import *
 from .rope import *
 from .cache import *
+from .static_cache import *
 
 from .core import *
 from .exercises import *

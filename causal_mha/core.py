@@ -15,6 +15,7 @@ from .ground import merge_heads
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
+from .static_cache import StaticKVCache
 
 # %% auto #0
 __all__ = ['AttentionConfig', 'Attention']
@@ -275,7 +276,7 @@ def extra_repr(self: Attention) -> str:
 def forward(
     self: Attention,
     x: Tensor,
-    cache: KVCache | None = None,
+    cache: KVCache | StaticKVCache | None = None,
     *,
     attention_mask: Tensor | None = None,
     position_ids: Tensor | None = None,
@@ -293,7 +294,8 @@ def forward(
 
     Args:
         x: `[B, T, D]` the new positions.
-        cache: the earlier positions' keys and values (`KVCache`), or None.
+        cache: the earlier positions' keys and values (a `KVCache`, or a
+            `StaticKVCache` to decode under CUDA graphs), or None.
         attention_mask: `[B, T]` bool or 0/1, True/1 = a real token.
         position_ids: `[B, T]` packed rows: each token's position in its document.
         need_weights: also return the weights `[B, H, T, K]`.
@@ -309,8 +311,8 @@ def forward(
 
     Raises:
         TypeError: `x` has another dtype than the weights (outside autocast);
-            `cache` is not a KVCache; `attention_mask` or `position_ids` is not an
-            integer (or bool) tensor; a flag is not a bool.
+            `cache` is not a KVCache or StaticKVCache; `attention_mask` or
+            `position_ids` is not an integer (or bool) tensor; a flag is not a bool.
         ValueError: `x` is not a tensor `[B, T, d_model]` with T >= 1, or is on
             another device; the cached plus new positions exceed `context_length`;
             the cache holds another batch, width, dtype or device, or was filled by
@@ -354,7 +356,7 @@ def _check_input(self: Attention, x, cache, attention_mask, position_ids) -> tup
         self.d_model,
         self.qkv.weight,
         cache,
-        KVCache,
+        (KVCache, StaticKVCache),
         self.context_length,
         attention_mask,
         position_ids,

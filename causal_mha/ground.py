@@ -267,15 +267,16 @@ def _check_x_like_weights(
 
 def _check_cache(
     cache,  # the cache given, or None
-    cache_type: type,  # the cache class the layer fills
+    cache_type,  # the cache class (or classes) the layer fills
     context_length: int | None,  # most positions a sequence holds
     T: int,  # the new positions
 ):
-    "Raise unless `cache` is None or a `cache_type` with room for `T` more positions."
+    """Raise unless `cache` is None or a `cache_type` (a class, or a tuple of them) with
+    room for `T` more positions."""
     if cache is not None and not isinstance(cache, cache_type):
-        raise TypeError(
-            f"cache must be a {cache_type.__name__} or None, got {type(cache).__name__}"
-        )
+        kinds = cache_type if isinstance(cache_type, tuple) else (cache_type,)
+        names = " or ".join(kind.__name__ for kind in kinds)
+        raise TypeError(f"cache must be a {names} or None, got {type(cache).__name__}")
     n_cached = 0 if cache is None else cache.n_seen
     if context_length is not None and n_cached + T > context_length:
         raise ValueError(
@@ -290,7 +291,7 @@ def check_layer_input(
     d_model: int,  # the layer's width
     weight: Tensor,  # one of its weights: their device and dtype
     cache,  # the cache given, or None
-    cache_type: type,  # the cache class the layer fills
+    cache_type,  # the cache class (or classes) the layer fills
     context_length: int | None,  # most positions a sequence holds
     attention_mask=None,  # [B, T] bool or 0/1, True/1 = real
     position_ids=None,  # [B, T] packed rows' positions

@@ -13,7 +13,7 @@ fold. On every other page the reader comes for the API entry above it, and the f
 starts closed: the page opens on its prose and signatures, the source one click away.
 
 3. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc`
-(a `###` heading that `causal_mha.sitedoc.SiteDoc` marks with `<span class="doc-entry">`)
+(a `###` heading that `causal_mha.sitedoc.SiteDoc` marks with a `doc-entry` span)
 is found only as part of whatever section holds it, after the page's intro. This adds,
 for each entry, an item whose section is the symbol's name and whose link opens the
 entry: searching `KVCache` or `swap_attention` lists that entry first. The link carries
