@@ -10,7 +10,7 @@
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$(mktemp -d)}
+export OUT=${OUT:-$(mktemp -d)}
 log="$OUT/gpu_check.txt"
 exec > >(tee -a "$log") 2>&1
 t0=$(date +%s)
