@@ -57,9 +57,7 @@ _ADAPTER_PARTS = ("base_layer", "lora_")  # PEFT's names: the wrapped layer, LoR
 def adapter_keys(names) -> list:
     """The names among `names` (of parameters or `state_dict` keys) that belong to
     PEFT adapters: a wrapped layer's `base_layer`, LoRA's `lora_A`, `lora_B`, ..."""
-    return [
-        n for n in names if any(p.startswith(_ADAPTER_PARTS) for p in n.split("."))
-    ]
+    return [n for n in names if any(p.startswith(_ADAPTER_PARTS) for p in n.split("."))]
 
 # %% ../nbs/15_dropin.ipynb #0d377752
 def _refuse_adapters(sd: dict, fmt: str):
@@ -233,7 +231,7 @@ def _build(
     )
     return attn
 
-
+# %% ../nbs/15_dropin.ipynb #ad20675e
 def _weights(attn: Attention, fmt: str, plain: bool = True) -> tuple:
     """Clones of (qkv weight, qkv bias or None, out weight, out bias or None); with
     `plain`, refuse what `fmt` cannot compute."""

@@ -72,7 +72,7 @@ def tiny_config(
         attn_implementation="sdpa",
     )
 
-
+# %% ../nbs/16b_hf_matrix.ipynb #5bcd8a27
 def tiny_model(
     family: str,  # one of `FAMILIES`
     dtype: torch.dtype = torch.float64,  # the model's dtype

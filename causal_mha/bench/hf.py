@@ -68,7 +68,7 @@ def random_model(
     torch.manual_seed(seed)
     return cls(cfg).to(device=device, dtype=dtype).eval()
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #1504391b
 def hf_speed(
     families: tuple = _TIMED,  # the families to time
     prefill: int = 2048,  # prompt length of the prefill timing
@@ -217,7 +217,7 @@ def hf_speed(
     out["load"] = (load0, load_average())
     return out
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #e346820b
 def bench_hf(
     device="cpu",  # where the models run: the CPU or a CUDA device
     dtype=torch.float32,  # their dtype
