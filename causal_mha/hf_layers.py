@@ -547,6 +547,18 @@ def _load_latent(module, state_dict: dict, prefix: str, *args):
         state_dict[prefix + "mla." + key[len(prefix) :]] = state_dict.pop(key)
 
 
+def _refuse_paged(cache):
+    """Continuous batching's paged cache holds `head_dim` features per kv head: no room
+    for the latents this layer keeps, so it is refused, naming why."""
+    if type(cache).__name__ == "PagedAttentionCache":
+        raise ValueError(
+            "continuous batching (generate_batch) does not serve DeepSeek-V3: its "
+            "paged cache holds keys of head_dim features per kv head, not the latents "
+            "multi-head latent attention keeps (transformers' own DeepSeek-V3 layer "
+            "fails there too); use model.generate"
+        )
+
+
 def _halves(x: Tensor) -> Tensor:
     """Rope features paired (2i, 2i+1), DeepSeek's interleaved layout, reordered to
     (i, i + d/2), as transformers does per call."""
@@ -575,7 +587,8 @@ class HFLatentAttention(_Layer):
     Raises:
         ValueError: as `HFAttention` (another attention implementation,
             `output_attentions`, a mask that does not fit, no positions,
-            cross-attention inputs).
+            cross-attention inputs); continuous batching's paged cache, which holds no
+            latents.
         TypeError: `mla` is not a `LatentAttention`; the mask is not a tensor; the
             cache is not a transformers `Cache`.
     """
@@ -620,6 +633,7 @@ def _run(
     if self.interleaved:
         q_rope, k_rope = _halves(q_rope), _halves(k_rope)
     q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
+    _refuse_paged(cache)
     latent, k_rope = _update(cache, latent, k_rope, self.layer_idx, kwargs)
     key = torch.cat((latent, k_rope), -1)  # [B, 1, S, r + dr]: held + new
     seen = _read_mask(attention_mask, q_nope, key, None)
