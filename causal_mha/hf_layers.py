@@ -211,9 +211,9 @@ def _packed(mask: Tensor, window: int | None) -> Positions | None:
 @dataclass(frozen=True)
 class _Seen:
     """What the model's mask tells `attend`, read once for both adapters: where the
-    queries and keys are (`pos`: padding, packed documents) or a ready `mask`, the
-    `window` it applies, and `keys`: how many of the held keys, from the first, the
-    queries see (None: all of them)."""
+    queries and keys are (`pos`: padding, packed documents) and the `window` it applies
+    there, or a ready `mask` (which says it all), and `keys`: how many of the held keys,
+    from the first, the queries see (None: all of them)."""
 
     pos: Positions | None = None
     mask: Tensor | None = None
@@ -237,7 +237,7 @@ def _read_mask(mask, q: Tensor, k: Tensor, window: int | None) -> _Seen:
         return _Seen(pos=mask.pos, window=window)
     if isinstance(mask, Tensor):
         return _dense(mask, B, T, K, window)
-    return _Seen(window=window, keys=T if T > 1 else None)
+    return _Seen(keys=T if T > 1 else None)  # transformers' None: no window either
 
 
 def _dense(mask: Tensor, B: int, T: int, K: int, window: int | None) -> _Seen:
@@ -245,13 +245,13 @@ def _dense(mask: Tensor, B: int, T: int, K: int, window: int | None) -> _Seen:
     exactly that (with the layer's window, or none) over at least `PACKED_MIN` tokens;
     else the mask as it is."""
     if T != K or T < PACKED_MIN:
-        return _Seen(mask=mask, window=window)
+        return _Seen(mask=mask)
     for w in dict.fromkeys((window, None)):
         packed = _packed(mask, w)
         if packed is not None:
             parts = (packed.q, packed.k, packed.doc)
             return _Seen(pos=Positions(*(t.expand(B, -1) for t in parts)), window=w)
-    return _Seen(mask=mask, window=window)
+    return _Seen(mask=mask)
 
 # %% ../nbs/16_hf_layers.ipynb #9ca5c36b
 def _attend(q: Tensor, k: Tensor, v: Tensor, seen: _Seen, **options) -> Tensor:
