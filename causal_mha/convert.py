@@ -4,10 +4,12 @@
 
 # %% ../nbs/15_dropin.ipynb #ffb8cfbf
 from __future__ import annotations
+import inspect
 from collections.abc import Mapping
+from dataclasses import replace
 import torch
 from torch import Tensor
-from .core import Attention
+from .core import Attention, AttentionConfig
 from .ground import check_int, check_heads
 
 # %% auto #0
@@ -34,49 +36,88 @@ def _state(
     hints: dict | None = None,
     buffers: tuple = (),
 ) -> dict:
-    """`state_dict` as a dict, checked: the `required` keys, maybe `optional` ones,
-    nothing else; floating tensors of one dtype and device (`buffers` exempt)."""
+    """`state_dict` as a dict, checked: no adapters, the `required` keys, maybe
+    `optional` ones, nothing else; floating tensors of one dtype and device (`buffers`
+    exempt)."""
     if not isinstance(state_dict, Mapping):
         raise TypeError(
             f"state_dict must be a mapping of names to tensors (module.state_dict()), "
             f"got {type(state_dict).__name__}"
         )
     sd = dict(state_dict)
+    _refuse_adapters(sd, fmt)
+    _check_keys(sd, fmt, layout, required, optional, hints or {})
+    _check_tensors(sd, fmt, required[0], buffers)
+    return sd
+
+# %% ../nbs/15_dropin.ipynb #f0d5151d
+_ADAPTER_PARTS = ("base_layer", "lora_")  # PEFT's names: the wrapped layer, LoRA's
+
+
+def adapter_keys(names) -> list:
+    """The names among `names` (of parameters or `state_dict` keys) that belong to
+    PEFT adapters: a wrapped layer's `base_layer`, LoRA's `lora_A`, `lora_B`, ..."""
+    return [n for n in names if any(p.startswith(_ADAPTER_PARTS) for p in n.split("."))]
+
+# %% ../nbs/15_dropin.ipynb #0d377752
+def _refuse_adapters(sd: dict, fmt: str):
+    "Refuse a `state_dict` of layers that carry adapters, naming them and the fix."
+    found = adapter_keys(sd)
+    if found:
+        raise ValueError(
+            f"{fmt} state_dict holds LoRA adapter weights ({_listing(sd, found[:4])}"
+            f"{', ...' if len(found) > 4 else ''}): the converters read plain "
+            f"weights; merge the adapters into them first (PEFT: "
+            f"model.merge_and_unload())"
+        )
+
+
+def _check_keys(sd, fmt, layout, required, optional, hints: dict):
+    "The `required` keys are there, and no key but those and the `optional` ones."
     missing = [k for k in required if k not in sd]
     if missing:
         raise ValueError(
             f"{fmt} state_dict is missing {', '.join(map(repr, missing))}: "
             f"expected {layout}; got {_listing(sd)}"
         )
-    extra = [k for k in sd if k not in required and k not in optional]
+    _check_extra(sd, fmt, layout, set(required) | set(optional), hints)
+
+
+def _check_extra(sd: dict, fmt: str, layout: str, known: set, hints: dict):
+    "No key but the `known` ones; the `hints` of those found say where they come from."
+    extra = [k for k in sd if k not in known]
     if extra:
-        found = dict.fromkeys(hints[k] for k in extra if k in (hints or {}))
+        found = dict.fromkeys(hints[k] for k in extra if k in hints)
         hint = "".join(f"; {h}" for h in found)
         raise ValueError(
             f"{fmt} state_dict has unexpected key(s) {_listing(sd, extra)}: "
             f"expected only {layout}{hint}"
         )
+
+# %% ../nbs/15_dropin.ipynb #e21b39ee
+def _check_tensors(sd: dict, fmt: str, first: str, buffers: tuple):
+    """Every value a tensor; all but the `buffers` floating, of the dtype and device of
+    the key `first`."""
     for k, v in sd.items():
         if not isinstance(v, Tensor):
             raise TypeError(
                 f"{fmt} state_dict[{k!r}] must be a tensor, got {type(v).__name__}"
             )
-    k0 = required[0]
+    like = sd[first]
     for k in (k for k in sd if k not in buffers):
         v = sd[k]
         if not v.is_floating_point():
             raise TypeError(
                 f"{fmt} state_dict[{k!r}] must be a floating tensor, got {v.dtype}"
             )
-        if v.dtype != sd[k0].dtype or v.device != sd[k0].device:
+        if v.dtype != like.dtype or v.device != like.device:
             raise ValueError(
                 f"{fmt} state_dict mixes dtypes or devices: "
-                f"{k0} is {sd[k0].dtype} on {sd[k0].device}, "
+                f"{first} is {like.dtype} on {like.device}, "
                 f"{k} is {v.dtype} on {v.device}"
             )
-    return sd
 
-
+# %% ../nbs/15_dropin.ipynb #30d8fcb6
 def _shape(sd: dict, key: str, expected, fmt: str, why: str = ""):
     """Raise a ValueError naming `key`, its shape and the expected one, unless they
     match."""
@@ -167,13 +208,18 @@ def _bias_set(sd: dict, keys: list, fmt: str, what: str) -> bool:
 
 # %% ../nbs/15_dropin.ipynb #fd17c3ba
 def _build(
-    D: int, n_heads: int, context_length: int, dropout: float, params: dict, **kw
+    D: int,
+    n_heads: int,
+    context_length: int,
+    dropout: float,
+    params: dict,
+    config: AttentionConfig,
 ) -> Attention:
-    """An `Attention` built on the meta device (no allocation, no RNG draw), then given
-    clones of `params`, its state_dict."""
+    """An `Attention` with the options `config`, built on the meta device (no
+    allocation, no RNG draw), then given clones of `params`, its state_dict."""
     w = params["qkv.weight"]
     attn = Attention(
-        D, n_heads, context_length, dropout, device="meta", dtype=w.dtype, **kw
+        D, n_heads, context_length, dropout, config, device="meta", dtype=w.dtype
     )
     # contiguous: GPT-2's transposed weights too
     attn.load_state_dict(
@@ -185,7 +231,7 @@ def _build(
     )
     return attn
 
-
+# %% ../nbs/15_dropin.ipynb #ad20675e
 def _weights(attn: Attention, fmt: str, plain: bool = True) -> tuple:
     """Clones of (qkv weight, qkv bias or None, out weight, out bias or None); with
     `plain`, refuse what `fmt` cannot compute."""
@@ -242,14 +288,9 @@ _UPSTREAM = (
 )
 
 
-def from_upstream(
-    state_dict: Mapping,  # upstream `MultiHeadAttention`'s state_dict
-    n_heads: int,  # its `num_heads`
-    context_length: int | None = None,  # default: the size of its `mask` buffer
-    dropout: float = 0.0,  # its dropout rate
-) -> Attention:  # the same attention function
-    """An `Attention` computing what upstream's `MultiHeadAttention` computes with these
-    weights; `state_dict` is that of a `MultiHeadAttention(d_in=D, d_out=D, ...)`."""
+def _upstream_params(state_dict: Mapping, n_heads: int) -> tuple:
+    """Upstream's weights checked and mapped to `Attention`'s names, W_query, W_key and
+    W_value fused: (params, D, n_heads, the `mask` buffer's size or None)."""
     fmt, names = "upstream MultiHeadAttention", ("W_query", "W_key", "W_value")
     sd = _state(
         state_dict,
@@ -262,15 +303,17 @@ def from_upstream(
     D = _square(sd, "W_query.weight", fmt)  # d_in == d_out: Attention maps D to D
     for k in ("W_key.weight", "W_value.weight", "out_proj.weight"):
         _shape(sd, k, [D, D], fmt)
-    qkv_bias = _bias_set(
-        sd, [f"{n}.bias" for n in names], fmt, "W_query, W_key and W_value"
-    )
-    biases = [f"{n}.bias" for n in names if qkv_bias]
-    for k in biases + [k for k in ("out_proj.bias",) if k in sd]:
+    biases = [f"{n}.bias" for n in names]
+    qkv_bias = _bias_set(sd, biases, fmt, "W_query, W_key and W_value")
+    for k in [k for k in biases + ["out_proj.bias"] if k in sd]:
         _shape(sd, k, [D], fmt)
     n_heads = _heads(n_heads, D, fmt, "W_query.weight", sd["W_query.weight"].shape)
     found = _causal_buffer(sd, "mask", fmt, upper=True)
-    L = _context(context_length, found, fmt, "mask")
+    return _upstream_renamed(sd, names, qkv_bias), D, n_heads, found
+
+
+def _upstream_renamed(sd: dict, names: tuple, qkv_bias: bool) -> dict:
+    "Upstream's weights by `Attention`'s names: W_query, W_key, W_value fused."
     p = {
         "qkv.weight": torch.cat([sd[f"{n}.weight"] for n in names]),  # q | k | v rows
         "out_proj.weight": sd["out_proj.weight"],
@@ -279,11 +322,23 @@ def from_upstream(
         p["qkv.bias"] = torch.cat([sd[f"{n}.bias"] for n in names])
     if "out_proj.bias" in sd:
         p["out_proj.bias"] = sd["out_proj.bias"]
-    return _build(
-        D, n_heads, L, dropout, p, qkv_bias=qkv_bias, out_bias="out_proj.bias" in sd
-    )
+    return p
 
 
+def from_upstream(
+    state_dict: Mapping,  # upstream `MultiHeadAttention`'s state_dict
+    n_heads: int,  # its `num_heads`
+    context_length: int | None = None,  # default: the size of its `mask` buffer
+    dropout: float = 0.0,  # its dropout rate
+) -> Attention:  # the same attention function
+    """An `Attention` computing what upstream's `MultiHeadAttention` computes with these
+    weights; `state_dict` is that of a `MultiHeadAttention(d_in=D, d_out=D, ...)`."""
+    p, D, n_heads, found = _upstream_params(state_dict, n_heads)
+    L = _context(context_length, found, "upstream MultiHeadAttention", "mask")
+    config = AttentionConfig(qkv_bias="qkv.bias" in p, out_bias="out_proj.bias" in p)
+    return _build(D, n_heads, L, dropout, p, config)
+
+# %% ../nbs/15_dropin.ipynb #ca3bf6df
 def to_upstream(
     attn: Attention,  # no grouped kv heads, window or rotary positions
 ) -> dict:  # upstream `MultiHeadAttention`'s state_dict
@@ -346,17 +401,10 @@ def from_torch_mha(
     if "out_proj.bias" in sd:
         p["out_proj.bias"] = sd["out_proj.bias"]
     L = check_int("context_length", context_length, 1)
-    return _build(
-        D,
-        n_heads,
-        L,
-        dropout,
-        p,
-        qkv_bias="in_proj_bias" in sd,
-        out_bias="out_proj.bias" in sd,
-    )
+    config = AttentionConfig(qkv_bias="qkv.bias" in p, out_bias="out_proj.bias" in p)
+    return _build(D, n_heads, L, dropout, p, config)
 
-
+# %% ../nbs/15_dropin.ipynb #57d7f128
 def to_torch_mha(
     attn: Attention,  # no grouped kv heads, window or rotary positions
 ) -> dict:  # `nn.MultiheadAttention`'s state_dict
@@ -418,17 +466,10 @@ def from_nanogpt(
         p["qkv.bias"] = sd["c_attn.bias"]
     if "c_proj.bias" in sd:
         p["out_proj.bias"] = sd["c_proj.bias"]
-    return _build(
-        D,
-        n_heads,
-        L,
-        dropout,
-        p,
-        qkv_bias="c_attn.bias" in sd,
-        out_bias="c_proj.bias" in sd,
-    )
+    config = AttentionConfig(qkv_bias="qkv.bias" in p, out_bias="out_proj.bias" in p)
+    return _build(D, n_heads, L, dropout, p, config)
 
-
+# %% ../nbs/15_dropin.ipynb #82ae985e
 def to_nanogpt(
     attn: Attention,  # no grouped kv heads, window or rotary positions
     mask_buffer: bool = False,  # also write the causal-mask buffer `bias`
@@ -502,9 +543,9 @@ def from_gpt2(
     of an old `bias` mask buffer."""
     p, D, n_heads, found = _gpt2_params(state_dict, n_heads)
     L = _context(context_length, found, "GPT-2 attention", "bias")
-    return _build(D, n_heads, L, dropout, p, qkv_bias=True, out_bias=True)
+    return _build(D, n_heads, L, dropout, p, AttentionConfig(qkv_bias=True))
 
-
+# %% ../nbs/15_dropin.ipynb #692d36f7
 def to_gpt2(
     attn: Attention,  # no grouped kv heads, window or rotary positions
 ) -> dict:  # `GPT2Attention`'s state_dict
@@ -525,27 +566,17 @@ _LLAMA = (
     "o_proj.weight [D, H*d], with H*d not necessarily D; "
     "optionally q/k/v_proj.bias (all three) and o_proj.bias"
 )
+_FMT = "Llama-style attention"
+_QKV = ("q_proj", "k_proj", "v_proj")
+_EXTRAS = ("q_norm.weight", "k_norm.weight", "sinks")  # QK-norm, sinks: kept as named
 
 
-def _llama_params(
-    state_dict: Mapping, n_heads: int, n_kv_heads: int | None = None
-) -> tuple:
-    """A Llama-style attention's weights checked and mapped to `Attention`'s names: q,
-    k, v fused, the rest renamed; (params by `Attention`'s names, its keyword
-    arguments)."""
-    fmt, names = "Llama-style attention", ("q_proj", "k_proj", "v_proj")
-    sd = _state(
-        state_dict,
-        fmt,
-        _LLAMA,
-        tuple(f"{n}.weight" for n in names) + ("o_proj.weight",),
-        tuple(f"{n}.bias" for n in names)
-        + ("o_proj.bias", "q_norm.weight", "k_norm.weight", "sinks"),
-    )
-    wq, wk, wo = sd["q_proj.weight"], sd["k_proj.weight"], sd["o_proj.weight"]
+def _head_width(sd: dict, n_heads) -> tuple:
+    "(D, H*d, d, n_heads) from q_proj and o_proj, checked against each other."
+    wq, wo = sd["q_proj.weight"], sd["o_proj.weight"]
     if wq.ndim != 2 or wo.ndim != 2 or wo.shape != (wq.shape[1], wq.shape[0]):
         raise ValueError(
-            f"{fmt} state_dict: q_proj.weight {list(wq.shape)} and o_proj.weight "
+            f"{_FMT} state_dict: q_proj.weight {list(wq.shape)} and o_proj.weight "
             f"{list(wo.shape)} must be [H*d, D] and [D, H*d]"
         )
     D, Hd = wq.shape[1], wq.shape[0]
@@ -555,68 +586,133 @@ def _llama_params(
             f"n_heads={n_heads} must divide q_proj.weight's {Hd} rows (n_heads * "
             "head_dim)"
         )
-    d = Hd // n_heads
+    return D, Hd, Hd // n_heads, n_heads
+
+
+def _kv_heads(sd: dict, n_heads: int, d: int, n_kv_heads) -> int:
+    "Hkv from k_proj (and v_proj), which must agree with `n_kv_heads` if given."
+    wk, D = sd["k_proj.weight"], sd["q_proj.weight"].shape[1]
     Hkv = wk.shape[0] // d if wk.ndim == 2 else 0
     if wk.ndim != 2 or wk.shape[1] != D or wk.shape[0] % d or Hkv == 0 or n_heads % Hkv:
         raise ValueError(
-            f"{fmt} state_dict: k_proj.weight has shape {list(wk.shape)}, "
+            f"{_FMT} state_dict: k_proj.weight has shape {list(wk.shape)}, "
             f"expected [n_kv_heads * {d}, {D}] with n_kv_heads dividing "
-            f"n_heads={n_heads} (head_dim {d} = q_proj.weight's {Hd} rows // n_heads)"
+            f"n_heads={n_heads} (head_dim {d} = q_proj.weight's {n_heads * d} rows "
+            f"// n_heads)"
         )
     if n_kv_heads is not None and check_int("n_kv_heads", n_kv_heads, 1) != Hkv:
         raise ValueError(
-            f"n_kv_heads={n_kv_heads} but the {fmt} state_dict's k_proj.weight "
+            f"n_kv_heads={n_kv_heads} but the {_FMT} state_dict's k_proj.weight "
             f"{list(wk.shape)} holds {Hkv} heads of width {d}"
         )
-    _shape(sd, "v_proj.weight", wk.shape, fmt, " (the shape of k_proj.weight)")
+    _shape(sd, "v_proj.weight", wk.shape, _FMT, " (the shape of k_proj.weight)")
+    return Hkv
+
+# %% ../nbs/15_dropin.ipynb #855fefb1
+def _llama_biases(sd: dict, widths: dict) -> bool:
+    "Whether q, k and v have biases (all or none); each bias as wide as its rows."
     qkv_bias = _bias_set(
-        sd, [f"{n}.bias" for n in names], fmt, "q_proj, k_proj and v_proj"
+        sd, [f"{n}.bias" for n in _QKV], _FMT, "q_proj, k_proj and v_proj"
     )
-    for k, n in (
-        ("q_proj.bias", Hd),
-        ("k_proj.bias", Hkv * d),
-        ("v_proj.bias", Hkv * d),
-        ("o_proj.bias", D),
-    ):
-        if k in sd:
-            _shape(sd, k, [n], fmt)
-    if ("q_norm.weight" in sd) != ("k_norm.weight" in sd):
+    for name, width in widths.items():
+        if f"{name}.bias" in sd:
+            _shape(sd, f"{name}.bias", [width], _FMT)
+    return qkv_bias
+
+
+def _qk_norm(sd: dict, d: int, widths: dict) -> str | None:
+    """The QK-norm the weights hold: 'head' (weights [d]: Qwen3, Gemma 3), 'proj'
+    (over the whole projections: OLMo 2) or None."""
+    has = [k for k in ("q_norm.weight", "k_norm.weight") if k in sd]
+    if len(has) == 1:
         raise ValueError(
-            f"{fmt} state_dict: q_norm.weight and k_norm.weight come together, found "
-            "only "
-            f"{'q_norm.weight' if 'q_norm.weight' in sd else 'k_norm.weight'}"
+            f"{_FMT} state_dict: q_norm.weight and k_norm.weight come together, found "
+            f"only {has[0]}"
         )
-    qk_norm = None
-    # per head ([d], Qwen3, Gemma 3) or over the whole projections ([H*d], OLMo 2)
-    if "q_norm.weight" in sd:
-        qk_norm = "head" if sd["q_norm.weight"].shape == (d,) else "proj"
-        _shape(sd, "q_norm.weight", [d] if qk_norm == "head" else [Hd], fmt)
-        _shape(sd, "k_norm.weight", [d] if qk_norm == "head" else [Hkv * d], fmt)
-    if "sinks" in sd:
-        _shape(sd, "sinks", [n_heads], fmt)
+    if not has:
+        return None
+    qk_norm = "head" if sd["q_norm.weight"].shape == (d,) else "proj"
+    for name in ("q", "k"):
+        width = d if qk_norm == "head" else widths[f"{name}_proj"]
+        _shape(sd, f"{name}_norm.weight", [width], _FMT)
+    return qk_norm
+
+
+def _llama_renamed(sd: dict, qkv_bias: bool) -> dict:
+    "The weights by `Attention`'s names: q, k and v fused into `qkv`."
     p = {
-        "qkv.weight": torch.cat([sd[f"{n}.weight"] for n in names]),
-        "out_proj.weight": wo,
+        "qkv.weight": torch.cat([sd[f"{n}.weight"] for n in _QKV]),
+        "out_proj.weight": sd["o_proj.weight"],
     }
     if qkv_bias:
-        p["qkv.bias"] = torch.cat([sd[f"{n}.bias"] for n in names])
+        p["qkv.bias"] = torch.cat([sd[f"{n}.bias"] for n in _QKV])
     if "o_proj.bias" in sd:
         p["out_proj.bias"] = sd["o_proj.bias"]
-    for k in ("q_norm.weight", "k_norm.weight", "sinks"):
-        if k in sd:
-            p[k] = sd[k]
-    return p, dict(
-        d_model=D,
-        n_heads=n_heads,
+    return p | {k: sd[k] for k in _EXTRAS if k in sd}
+
+# %% ../nbs/15_dropin.ipynb #5ed70e49
+def _llama_params(
+    state_dict: Mapping, n_heads: int, n_kv_heads: int | None = None
+) -> tuple:
+    """A Llama-style attention's weights checked and mapped to `Attention`'s names:
+    (params, D, n_heads, the `AttentionConfig` fields the weights decide: kv heads,
+    head width, biases, QK-norm, sinks)."""
+    sd = _state(
+        state_dict,
+        _FMT,
+        _LLAMA,
+        tuple(f"{n}.weight" for n in _QKV) + ("o_proj.weight",),
+        tuple(f"{n}.bias" for n in _QKV) + ("o_proj.bias",) + _EXTRAS,
+    )
+    D, Hd, d, n_heads = _head_width(sd, n_heads)
+    Hkv = _kv_heads(sd, n_heads, d, n_kv_heads)
+    widths = dict(q_proj=Hd, k_proj=Hkv * d, v_proj=Hkv * d, o_proj=D)
+    qkv_bias = _llama_biases(sd, widths)
+    qk_norm = _qk_norm(sd, d, widths)
+    if "sinks" in sd:
+        _shape(sd, "sinks", [n_heads], _FMT)
+    found = dict(
         n_kv_heads=Hkv,
-        qkv_bias=qkv_bias,
-        out_bias="o_proj.bias" in sd,
         head_dim=d,
         qk_norm=qk_norm,
         sinks="sinks" in sd,
+        qkv_bias=qkv_bias,
+        out_bias="o_proj.bias" in sd,
     )
+    return _llama_renamed(sd, qkv_bias), D, n_heads, found
 
 
+def _with_weights(config: AttentionConfig, found: dict) -> AttentionConfig:
+    """`config` with the fields the weights decide (`found`); a field `config` sets to
+    something else than its default and the weights is refused."""
+    default = AttentionConfig()
+    for name, value in found.items():
+        given = getattr(config, name)
+        if given != getattr(default, name) and given != value:
+            raise ValueError(
+                f"config.{name}={given!r} but the {_FMT} state_dict holds "
+                f"{name}={value!r}"
+            )
+    return replace(config, **found)
+
+# %% ../nbs/15_dropin.ipynb #812e9297
+def _check_options(config, options: dict):
+    "`config` an `AttentionConfig` or None; with one, every keyword option left unset."
+    if config is None:
+        return
+    if not isinstance(config, AttentionConfig):
+        raise TypeError(
+            f"config must be an AttentionConfig or None, got {type(config).__name__}"
+        )
+    defaults = inspect.signature(from_llama).parameters
+    given = [f"{k}={v!r}" for k, v in options.items() if v != defaults[k].default]
+    if given:
+        raise TypeError(
+            f"from_llama got config and {', '.join(given)}: pass the options in "
+            f"config (AttentionConfig) or as keywords, not both"
+        )
+
+# %% ../nbs/15_dropin.ipynb #967881e3
 def from_llama(
     state_dict: Mapping,  # a Llama-style attention's state_dict
     n_heads: int,  # `config.num_attention_heads`
@@ -632,6 +728,7 @@ def from_llama(
     norm_eps: float = 1e-6,  # the QK-norm's epsilon, `config.rms_norm_eps`
     norm_unit_offset: bool = False,  # the QK-norm's weight is 1 + w (Gemma)
     norm_float32: bool = False,  # the QK-norm in float32 at every dtype
+    config: AttentionConfig | None = None,  # instead of the options above: all in one
 ) -> Attention:  # the same attention function
     """An `Attention` computing what a Hugging Face Llama-style attention
     (`LlamaAttention`, `MistralAttention`, `Qwen2Attention`, ...) computes with these
@@ -646,16 +743,20 @@ def from_llama(
     `config.rope_parameters` where its 'rope_type' is not 'default' (Llama 3.1's
     'llama3', 'yarn', ...). `query_scale` is `config.query_pre_attn_scalar ** -0.5`
     (Gemma), else None: 1/sqrt(head_dim). `norm_float32` computes the QK-norm in
-    float32 at every dtype, as transformers does."""
-    p, kw = _llama_params(state_dict, n_heads, n_kv_heads)
-    D, n_heads = kw.pop("d_model"), kw.pop("n_heads")
-    L = check_int("context_length", context_length, 1)
-    return _build(
-        D,
-        n_heads,
-        L,
-        dropout,
-        p,
+    float32 at every dtype, as transformers does. `config` gives the options as one
+    `AttentionConfig` instead of the keywords from `n_kv_heads` to `norm_float32`,
+    which then stay at their defaults (its `rope_theta` None: no rotary positions);
+    the weights decide kv heads, head width, biases, QK-norm and sinks, which `config`
+    may state only as the weights hold them.
+
+    Raises:
+        TypeError: `config` is not an `AttentionConfig`, or comes with options given
+            as keywords.
+        ValueError: the state_dict does not fit (a key missing or unexpected, shapes
+            that disagree, adapter weights), or an option `AttentionConfig` refuses.
+    """
+    options = dict(
+        n_kv_heads=n_kv_heads,
         window=window,
         rope_theta=rope_theta,
         rope_scaling=rope_scaling,
@@ -664,10 +765,15 @@ def from_llama(
         norm_eps=norm_eps,
         norm_unit_offset=norm_unit_offset,
         norm_float32=norm_float32,
-        **kw,
     )
+    _check_options(config, options)
+    kv_heads = options["n_kv_heads"] if config is None else config.n_kv_heads
+    p, D, n_heads, found = _llama_params(state_dict, n_heads, kv_heads)
+    L = check_int("context_length", context_length, 1)
+    config = AttentionConfig(**options) if config is None else config
+    return _build(D, n_heads, L, dropout, p, _with_weights(config, found))
 
-
+# %% ../nbs/15_dropin.ipynb #cd67fac7
 def to_llama(
     attn: Attention,  # any Attention
 ) -> dict:  # a Llama-style attention's state_dict

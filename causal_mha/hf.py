@@ -4,47 +4,22 @@
 
 # %% ../nbs/16_hf.ipynb #0b171fcd
 from __future__ import annotations
+from dataclasses import dataclass, field, replace
+from typing import Callable
 import torch
 from torch import nn
+from .core import AttentionConfig
 from .latent import LatentAttention
 from .rope import Rotary
 from .sitedoc import document
-from .convert import from_gpt2, from_llama
+from .convert import adapter_keys, from_gpt2, from_llama
 from .hf_layers import ATTN_IMPLEMENTATION, HFAttention, HFLatentAttention
 from .hf_layers import register_attention
 
 # %% auto #0
 __all__ = ['swap_attention', 'restore_attention']
 
-# %% ../nbs/16_hf.ipynb #73ab4c84
-_FAMILIES = {
-    "gpt2": "GPT2Attention",
-    "llama": "LlamaAttention",
-    "mistral": "MistralAttention",
-    "qwen2": "Qwen2Attention",
-    "qwen3": "Qwen3Attention",
-    "gemma3_text": "Gemma3Attention",
-    "gpt_oss": "GptOssAttention",
-    "deepseek_v3": "DeepseekV3Attention",
-}
-_ADAPTERS = (HFAttention, HFLatentAttention)
-# each converted parameter -> the replaced layer's ones it holds
-_FUSED = {
-    "llama": {
-        "qkv.weight": ("q_proj.weight", "k_proj.weight", "v_proj.weight"),
-        "out_proj.weight": ("o_proj.weight",),
-        "qkv.bias": ("q_proj.bias", "k_proj.bias", "v_proj.bias"),
-        "out_proj.bias": ("o_proj.bias",),
-    },
-    "gpt2": {
-        "qkv.weight": ("c_attn.weight",),
-        "qkv.bias": ("c_attn.bias",),
-        "out_proj.weight": ("c_proj.weight",),
-        "out_proj.bias": ("c_proj.bias",),
-    },
-}
-
-
+# %% ../nbs/16_hf.ipynb #f747d824
 def _refuse(cfg, name: str, value, why: str):
     raise ValueError(
         f"{type(cfg).__name__}.{name}={value!r}: {why}, "
@@ -82,10 +57,85 @@ def _rope(old: nn.Module, cfg, head_dim: int) -> tuple:
         _refuse(cfg, where, params[kind] if kind in params else params, str(e))
     return theta, scaling
 
+# %% ../nbs/16_hf.ipynb #7c7b1969
+_LAYER_TYPES = (None, "full_attention", "sliding_attention")  # what Attention computes
 
-def _convert_latent(old: nn.Module, cfg) -> HFLatentAttention:
-    """An `HFLatentAttention` computing what DeepSeek-V3's attention layer `old`
-    computes."""
+
+def _check_layer_type(old: nn.Module, cfg):
+    "A layer of a type `Attention` computes: full or sliding-window attention."
+    kind = getattr(old, "layer_type", None)  # one per layer, from layer_types
+    if kind not in _LAYER_TYPES:
+        _refuse(
+            cfg,
+            f"layer_types[{old.layer_idx}]",
+            kind,
+            "Attention is full or sliding-window attention",
+        )
+
+
+def _llama_options(old: nn.Module, cfg) -> AttentionConfig:
+    """Llama's layer: kv heads, the rotary type of the model, the QK-norm (where the
+    weights hold one) computed as the model computes it, in float32; no window (a
+    `sliding_window` in a Llama config is never applied)."""
+    _check_layer_type(old, cfg)
+    theta, scaling = _rope(old, cfg, old.head_dim)
+    return AttentionConfig(
+        n_kv_heads=cfg.num_key_value_heads,
+        rope_theta=theta,
+        rope_scaling=scaling,
+        norm_eps=cfg.rms_norm_eps,
+        norm_float32=True,
+    )
+
+
+def _mistral_options(old: nn.Module, cfg) -> AttentionConfig:
+    "Mistral's layer: Llama's, with the config's `sliding_window` on every layer."
+    return replace(_llama_options(old, cfg), window=cfg.sliding_window)
+
+
+def _sliding_options(old: nn.Module, cfg) -> AttentionConfig:
+    """Qwen2's, Qwen3's and gpt-oss's layer: Llama's, with the layer's own window (its
+    layer type's: `sliding_window` on the layers `layer_types` marks sliding)."""
+    return replace(_llama_options(old, cfg), window=old.sliding_window)
+
+
+def _gemma3_options(old: nn.Module, cfg) -> AttentionConfig:
+    """Gemma 3's layer: its layer type's window and rotary base, scores scaled by
+    `query_pre_attn_scalar ** -0.5`, the QK-norm's weight `1 + w`; causal only."""
+    options = _sliding_options(old, cfg)
+    if cfg.use_bidirectional_attention:
+        _refuse(cfg, "use_bidirectional_attention", True, "Attention is causal")
+    scale = cfg.query_pre_attn_scalar**-0.5
+    return replace(options, query_scale=scale, norm_unit_offset=True)
+
+# %% ../nbs/16_hf.ipynb #b570e77d
+_GPT2_PLAIN = (  # GPT-2's settings that scale its scores, as Attention scales them
+    ("scale_attn_weights", True),
+    ("scale_attn_by_inverse_layer_idx", False),
+    ("reorder_and_upcast_attn", False),
+)
+
+
+def _gpt2_options(old: nn.Module, cfg) -> None:
+    """GPT-2's layer is the chapter's (its biases are in its weights): nothing to set,
+    what it computes otherwise refused."""
+    if old.is_cross_attention:
+        _refuse(cfg, "add_cross_attention", True, "Attention is causal self-attention")
+    for name, plain in _GPT2_PLAIN:
+        if getattr(cfg, name) != plain:
+            _refuse(
+                cfg,
+                name,
+                getattr(cfg, name),
+                "Attention scales scores by 1/sqrt(d) only",
+            )
+
+
+def _latent_options(old: nn.Module, cfg) -> dict:
+    """DeepSeek-V3's layer, as `LatentAttention`'s options: its ranks and widths, its
+    rotary type, the score scale transformers derives (yarn's mscale² too), its norms'
+    epsilon, computed in float32."""
+    _check_layer_type(old, cfg)
     if cfg.attention_dropout:
         _refuse(
             cfg,
@@ -94,11 +144,7 @@ def _convert_latent(old: nn.Module, cfg) -> HFLatentAttention:
             "LatentAttention has no dropout",
         )
     theta, scaling = _rope(old, cfg, cfg.qk_rope_head_dim)
-    w = old.kv_b_proj.weight
-    # query_scale: yarn's mscale² too; eps and norm_float32: the layer's norms
-    mla = LatentAttention(
-        cfg.hidden_size,
-        cfg.num_attention_heads,
+    return dict(
         kv_lora_rank=cfg.kv_lora_rank,
         qk_nope_head_dim=cfg.qk_nope_head_dim,
         qk_rope_head_dim=cfg.qk_rope_head_dim,
@@ -111,77 +157,269 @@ def _convert_latent(old: nn.Module, cfg) -> HFLatentAttention:
         bias=cfg.attention_bias,
         eps=old.kv_a_layernorm.variance_epsilon,
         norm_float32=True,
+    )
+
+# %% ../nbs/16_hf.ipynb #8dabd664
+_TINY = dict(  # what every tiny model shares (GPT-2's config maps these names)
+    vocab_size=100,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    max_position_embeddings=64,
+    bos_token_id=None,
+    eos_token_id=None,
+    pad_token_id=0,
+    attn_implementation="sdpa",
+)
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    """A model family `swap_attention` serves: its names, its transformers classes, how
+    one of its attention layers maps to ours, and the settings of a tiny model.
+
+    Attributes:
+        name: the family as the pages name it ('Llama').
+        model_type: its config's `model_type` ('llama').
+        layer: the class of its attention layers ('LlamaAttention').
+        model: its causal language model's class ('LlamaForCausalLM').
+        config: its config's class ('LlamaConfig').
+        layout: its attention weights: 'gpt2' (Conv1D `c_attn`, `c_proj`), 'llama'
+            (`q_proj`, `k_proj`, `v_proj`, `o_proj`) or 'latent' (DeepSeek's).
+        options: `options(layer, config)`, what one layer computes beyond its weights:
+            an `AttentionConfig` ('latent': `LatentAttention`'s options; 'gpt2': None,
+            the chapter's module), refusing what `Attention` does not compute.
+        tiny: a tiny model's settings beyond those every family shares.
+        head_width: config fields whose defaults are a full model's head width, set
+            to the head width when a model is built at other sizes.
+    """
+
+    name: str
+    model_type: str
+    layer: str
+    model: str
+    config: str
+    layout: str
+    options: Callable
+    tiny: dict = field(default_factory=dict)
+    head_width: tuple = ()
+
+    def tiny_config(self, **changes):
+        "The config of a tiny model of the family, with `changes` on top."
+        import transformers
+
+        settings = _TINY | self.tiny | changes
+        return getattr(transformers, self.config)(**settings)
+
+# %% ../nbs/16_hf.ipynb #bcdc7397
+_QWEN = dict(  # layer 0 full, layer 1 sliding
+    num_key_value_heads=2,
+    use_sliding_window=True,
+    sliding_window=5,
+    max_window_layers=1,
+)
+_HYBRID = dict(  # a sliding and a full layer, heads of 16
+    layer_types=["sliding_attention", "full_attention"],
+    sliding_window=5,
+    num_key_value_heads=2,
+    head_dim=16,
+)
+_MOE = dict(experts_implementation="batched_mm")  # 'eager''s numbers; one graph
+_GPT_OSS = _HYBRID | _MOE  # two experts; eager attention, the only one its class runs
+_GPT_OSS |= dict(
+    num_local_experts=2, num_experts_per_tok=1, attn_implementation="eager"
+)
+_GPT_OSS |= dict(rope_parameters=dict(rope_type="default", rope_theta=1e4))
+_DEEPSEEK = _MOE | dict(  # low-rank queries, a latent of 16, experts after layer 0
+    num_key_value_heads=4,
+    q_lora_rank=12,
+    kv_lora_rank=16,
+    qk_nope_head_dim=8,
+    qk_rope_head_dim=4,
+    v_head_dim=6,
+    moe_intermediate_size=16,
+    n_shared_experts=1,
+    n_routed_experts=4,
+    num_experts_per_tok=2,
+    n_group=1,
+    topk_group=1,
+    first_k_dense_replace=1,
+)
+
+# %% ../nbs/16_hf.ipynb #41ad0e5a
+_CHAPTER_LIKE = (  # the chapter's layer and Llama's, with kv heads and windows
+    ModelFamily(
+        name="GPT-2",
+        model_type="gpt2",
+        layer="GPT2Attention",
+        model="GPT2LMHeadModel",
+        config="GPT2Config",
+        layout="gpt2",
+        options=_gpt2_options,
+    ),
+    ModelFamily(
+        name="Llama",
+        model_type="llama",
+        layer="LlamaAttention",
+        model="LlamaForCausalLM",
+        config="LlamaConfig",
+        layout="llama",
+        options=_llama_options,
+        tiny=dict(num_key_value_heads=2),
+    ),
+    ModelFamily(
+        name="Mistral",
+        model_type="mistral",
+        layer="MistralAttention",
+        model="MistralForCausalLM",
+        config="MistralConfig",
+        layout="llama",
+        options=_mistral_options,
+        tiny=dict(num_key_value_heads=1, sliding_window=5),
+    ),
+    ModelFamily(
+        name="Qwen2",
+        model_type="qwen2",
+        layer="Qwen2Attention",
+        model="Qwen2ForCausalLM",
+        config="Qwen2Config",
+        layout="llama",
+        options=_sliding_options,
+        tiny=_QWEN,
+    ),
+)
+
+# %% ../nbs/16_hf.ipynb #3e5f1a78
+_LATER = (  # heads of their own width, QK-norms, sinks, latents
+    ModelFamily(
+        name="Qwen3",
+        model_type="qwen3",
+        layer="Qwen3Attention",
+        model="Qwen3ForCausalLM",
+        config="Qwen3Config",
+        layout="llama",
+        options=_sliding_options,
+        tiny=_QWEN | dict(head_dim=16, attention_bias=True),
+        head_width=("head_dim",),
+    ),
+    ModelFamily(
+        name="Gemma 3",
+        model_type="gemma3_text",
+        layer="Gemma3Attention",
+        model="Gemma3ForCausalLM",
+        config="Gemma3TextConfig",
+        layout="llama",
+        options=_gemma3_options,
+        tiny=_HYBRID | dict(query_pre_attn_scalar=24),
+        head_width=("head_dim", "query_pre_attn_scalar"),
+    ),
+    ModelFamily(
+        name="gpt-oss",
+        model_type="gpt_oss",
+        layer="GptOssAttention",
+        model="GptOssForCausalLM",
+        config="GptOssConfig",
+        layout="llama",
+        options=_sliding_options,
+        tiny=_GPT_OSS,
+        head_width=("head_dim",),
+    ),
+    ModelFamily(
+        name="DeepSeek-V3",
+        model_type="deepseek_v3",
+        layer="DeepseekV3Attention",
+        model="DeepseekV3ForCausalLM",
+        config="DeepseekV3Config",
+        layout="latent",
+        options=_latent_options,
+        tiny=_DEEPSEEK,
+    ),
+)
+MODEL_FAMILIES = {f.name: f for f in _CHAPTER_LIKE + _LATER}
+_BY_TYPE = {f.model_type: f for f in MODEL_FAMILIES.values()}
+
+# %% ../nbs/16_hf.ipynb #cc017f3f
+def _gpt2_adapter(old: nn.Module, cfg, options: None) -> HFAttention:
+    "GPT-2's layer converted (`from_gpt2`), with its output dropout; Conv1D's layout."
+    attn = from_gpt2(old.state_dict(), cfg.n_head, cfg.n_positions, cfg.attn_pdrop)
+    return HFAttention(attn, old.layer_idx, cfg, cfg.resid_pdrop, layout="gpt2")
+
+
+def _llama_adapter(old: nn.Module, cfg, options: AttentionConfig) -> HFAttention:
+    "A Llama-style layer converted (`from_llama`) with its `AttentionConfig`."
+    attn = from_llama(
+        old.state_dict(),
+        cfg.num_attention_heads,
+        cfg.max_position_embeddings,
+        dropout=cfg.attention_dropout,
+        config=options,
+    )
+    return HFAttention(attn, old.layer_idx, cfg, layout="llama")
+
+
+def _latent_adapter(old: nn.Module, cfg, options: dict) -> HFLatentAttention:
+    """DeepSeek-V3's layer as a `LatentAttention` with `options`, built on the meta
+    device and given clones of the layer's weights (DeepSeek's names are its own)."""
+    w = old.kv_b_proj.weight
+    mla = LatentAttention(
+        cfg.hidden_size,
+        cfg.num_attention_heads,
+        **options,
         device="meta",
         dtype=w.dtype,
     )
     sd = {k: t.detach().clone() for k, t in old.state_dict().items()}
     mla.load_state_dict(sd, assign=True)
-    return HFLatentAttention(
-        mla, old.layer_idx, cfg, interleaved=bool(cfg.rope_interleave)
-    )
+    interleaved = bool(cfg.rope_interleave)
+    return HFLatentAttention(mla, old.layer_idx, cfg, interleaved=interleaved)
 
 
-def _convert(old: nn.Module, cfg) -> HFAttention | HFLatentAttention:
-    """An adapter computing what the HF attention layer `old` computes, with that
-    layer's own settings."""
-    if type(old).__name__ == "GPT2Attention":
-        if old.is_cross_attention:
-            _refuse(
-                cfg, "add_cross_attention", True, "Attention is causal self-attention"
-            )
-        for name, plain in (
-            ("scale_attn_weights", True),
-            ("scale_attn_by_inverse_layer_idx", False),
-            ("reorder_and_upcast_attn", False),
-        ):
-            if getattr(cfg, name) != plain:
-                _refuse(
-                    cfg,
-                    name,
-                    getattr(cfg, name),
-                    "Attention scales scores by 1/sqrt(d) only",
-                )
-        attn = from_gpt2(old.state_dict(), cfg.n_head, cfg.n_positions, cfg.attn_pdrop)
-        return HFAttention(attn, old.layer_idx, cfg, cfg.resid_pdrop, layout="gpt2")
-    # Qwen2, Qwen3, Gemma 3, gpt-oss: one per layer, from layer_types
-    kind = getattr(old, "layer_type", None)
-    if kind not in (None, "full_attention", "sliding_attention"):
-        _refuse(
-            cfg,
-            f"layer_types[{old.layer_idx}]",
-            kind,
-            "Attention is full or sliding-window attention",
-        )
-    if cfg.model_type == "deepseek_v3":
-        return _convert_latent(old, cfg)
-    theta, scaling = _rope(old, cfg, old.head_dim)
-    # the window where the family applies one: the layer's own (per layer type),
-    # Mistral's config; Llama has none
-    if hasattr(old, "sliding_window"):
-        window = old.sliding_window
-    else:
-        window = cfg.sliding_window if cfg.model_type == "mistral" else None
-    gemma = cfg.model_type == "gemma3_text"
-    if gemma and cfg.use_bidirectional_attention:
-        _refuse(cfg, "use_bidirectional_attention", True, "Attention is causal")
-    # norm_eps, norm_unit_offset, norm_float32: the model's QK-norms
-    attn = from_llama(
-        old.state_dict(),
-        cfg.num_attention_heads,
-        cfg.max_position_embeddings,
-        cfg.num_key_value_heads,
-        window,
-        theta,
-        cfg.attention_dropout,
-        rope_scaling=scaling,
-        query_scale=cfg.query_pre_attn_scalar**-0.5 if gemma else None,
-        norm_eps=cfg.rms_norm_eps,
-        norm_unit_offset=gemma,
-        norm_float32=True,
-    )
-    return HFAttention(attn, old.layer_idx, cfg, layout="llama")
+_ADAPTER_OF = {
+    "gpt2": _gpt2_adapter,
+    "llama": _llama_adapter,
+    "latent": _latent_adapter,
+}
+
+
+def _convert(old: nn.Module, cfg, family: ModelFamily) -> nn.Module:
+    """An adapter computing what the HF attention layer `old` computes, with the
+    settings the family reads from the model's config and the layer."""
+    options = family.options(old, cfg)
+    return _ADAPTER_OF[family.layout](old, cfg, options)
 
 # %% ../nbs/16_hf.ipynb #4c9a848d
+_ADAPTERS = (HFAttention, HFLatentAttention)
+# each converted parameter -> the replaced layer's ones it holds
+_FUSED = {
+    "llama": {
+        "qkv.weight": ("q_proj.weight", "k_proj.weight", "v_proj.weight"),
+        "out_proj.weight": ("o_proj.weight",),
+        "qkv.bias": ("q_proj.bias", "k_proj.bias", "v_proj.bias"),
+        "out_proj.bias": ("o_proj.bias",),
+    },
+    "gpt2": {
+        "qkv.weight": ("c_attn.weight",),
+        "qkv.bias": ("c_attn.bias",),
+        "out_proj.weight": ("c_proj.weight",),
+        "out_proj.bias": ("c_proj.bias",),
+    },
+}
+
+# %% ../nbs/16_hf.ipynb #5a26e198
+def _refuse_adapters(old: nn.Module, where: str):
+    """Refuse a layer that carries PEFT adapters (LoRA's `lora_A`, `lora_B` beside a
+    `base_layer`): converting its base weights would drop them."""
+    found = adapter_keys(name for name, _ in old.named_parameters())
+    if found:
+        more = ", ..." if len(found) > 4 else ""
+        raise ValueError(
+            f"{where} carries LoRA adapters ({', '.join(found[:4])}{more}): "
+            f"swap_attention converts plain weights and would drop them; call "
+            f"merge_and_unload() first, then swap_attention"
+        )
+
+
 def _carry_state(new: nn.Module, old: nn.Module, where: str) -> nn.Module:
     """`new` given what `old` had beyond its weights: training mode, and each
     parameter's requires_grad (a fused one: all its parts')."""
@@ -206,6 +444,16 @@ def _carry_state(new: nn.Module, old: nn.Module, where: str) -> nn.Module:
     return new.train(old.training)
 
 
+def _swapped(old: nn.Module, name: str, cfg, family: ModelFamily) -> nn.Module:
+    """The adapter that replaces the layer `old` at `name`: converted, given its state,
+    and told what it replaces (for `restore_attention`)."""
+    where = f"{name} ({type(old).__name__})"
+    _refuse_adapters(old, where)
+    new = _carry_state(_convert(old, cfg, family), old, where)
+    new.replaces = (type(old), cfg._attn_implementation)
+    return new
+
+# %% ../nbs/16_hf.ipynb #540a4222
 def _target(model: nn.Module):
     """The config of the served model: the model's own, or its language model's
     (Gemma 3's multimodal model)."""
@@ -216,9 +464,9 @@ def _target(model: nn.Module):
             f".config), got {type(model).__name__}"
         )
     text = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
-    if cfg.model_type == "gemma3" and text.model_type in _FAMILIES:
+    if cfg.model_type == "gemma3" and text.model_type in _BY_TYPE:
         return text  # served through its language model
-    if cfg.model_type not in _FAMILIES:
+    if cfg.model_type not in _BY_TYPE:
         hint = ""
         if text is not cfg:
             hint = (
@@ -227,18 +475,18 @@ def _target(model: nn.Module):
             )
             hint += (
                 " served: swap that submodel, whose config it is"
-                if text.model_type in _FAMILIES
+                if text.model_type in _BY_TYPE
                 else " not served either"
             )
         raise ValueError(
             f"{type(model).__name__} (model_type={cfg.model_type!r}) is "
             f"not served: swap_attention serves the model types "
-            f"{', '.join(map(repr, _FAMILIES))} and Gemma 3's "
+            f"{', '.join(map(repr, _BY_TYPE))} and Gemma 3's "
             f"multimodal 'gemma3'{hint}"
         )
     return cfg
 
-
+# %% ../nbs/16_hf.ipynb #f2938312
 def swap_attention(
     model: nn.Module,  # a transformers model of a served family
 ) -> nn.Module:  # the same model, its attention layers replaced
@@ -252,13 +500,14 @@ def swap_attention(
 
     Heads, kv heads, head width, window, rotary type, QK-norm, query scale,
     soft-capping, biases and dropout come from the model's config and each layer's own
-    settings (windows only where the family applies them: Mistral's every layer, the
-    sliding layers of Qwen2, Qwen3, Gemma 3 and gpt-oss). Each new layer takes the
-    training mode of the one it replaces, and each parameter its requires_grad. The
-    model's own rotary tables turn queries and keys, so every rotary type is the
-    model's. A multimodal Gemma 3 is served through its language model. Swapping a
-    swapped model changes nothing; `restore_attention` swaps back. Logits and
-    `model.generate(...)` stay those of the original model, and `save_pretrained`
+    settings, which the family's row of `MODEL_FAMILIES` reads into one
+    `AttentionConfig` per layer (windows only where the family applies them: Mistral's
+    every layer, the sliding layers of Qwen2, Qwen3, Gemma 3 and gpt-oss). Each new
+    layer takes the training mode of the one it replaces, and each parameter its
+    requires_grad. The model's own rotary tables turn queries and keys, so every rotary
+    type is the model's. A multimodal Gemma 3 is served through its language model.
+    Swapping a swapped model changes nothing; `restore_attention` swaps back. Logits
+    and `model.generate(...)` stay those of the original model, and `save_pretrained`
     writes the original's layout.
 
     Returns:
@@ -272,28 +521,24 @@ def swap_attention(
             `scale_attn_by_inverse_layer_idx` or `reorder_and_upcast_attn`, a rotary
             type transformers has and `Rotary` does not, partial rotary embeddings,
             Gemma's bidirectional attention, DeepSeek-V3's `attention_dropout`, ...);
-            parts of one fused projection that differ in `requires_grad`.
+            parts of one fused projection that differ in `requires_grad`; layers that
+            carry LoRA adapters (merge them first: PEFT's `merge_and_unload()`).
     """
     cfg = _target(model)
-    impl, family = cfg._attn_implementation, _FAMILIES[cfg.model_type]
+    impl, family = cfg._attn_implementation, _BY_TYPE[cfg.model_type]
     if impl not in ("sdpa", "eager", ATTN_IMPLEMENTATION):
         raise ValueError(
             f"attn_implementation={impl!r}: swap_attention serves 'sdpa' "
             f"and 'eager' models (model.set_attn_implementation('sdpa') "
             f"first)"
         )
-    old = [(name, m) for name, m in model.named_modules() if type(m).__name__ == family]
+    old = [(n, m) for n, m in model.named_modules() if type(m).__name__ == family.layer]
     if not old:
         if any(isinstance(m, _ADAPTERS) for m in model.modules()):
             return model  # already swapped: nothing to do
-        raise ValueError(f"{type(model).__name__} holds no {family} to replace")
+        raise ValueError(f"{type(model).__name__} holds no {family.layer} to replace")
     # all, then any: every layer converted before the first is replaced
-    new = [
-        (name, _carry_state(_convert(m, cfg), m, f"{name} ({type(m).__name__})"))
-        for name, m in old
-    ]
-    for (name, m), (_, n) in zip(old, new):
-        n.replaces = (type(m), impl)
+    new = [(name, _swapped(m, name, cfg, family)) for name, m in old]
     register_attention()  # before any layer changes
     for name, m in new:
         model.set_submodule(name, m)

@@ -4,7 +4,9 @@
 
 # %% ../nbs/16_hf_layers.ipynb #68d4ff81
 from __future__ import annotations
+from dataclasses import dataclass
 import torch
+from fastcore.basics import patch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .core import Attention
@@ -20,7 +22,9 @@ __all__ = ['ATTN_IMPLEMENTATION', 'PACKED_MIN', 'register_attention', 'HFAttenti
 
 # %% ../nbs/16_hf_layers.ipynb #f0b4fb75
 ATTN_IMPLEMENTATION = "causal_mha"  # the implementation a swapped model runs
-_KERNELS = ("sdpa", "eager", ATTN_IMPLEMENTATION)  # masks an adapter reads
+# masks an adapter reads: transformers' dense ones, ours, continuous batching's
+_KERNELS = ("sdpa", "eager", ATTN_IMPLEMENTATION, "paged|eager")
+_ADDITIVE = ("eager", "paged|eager")  # those that add their mask to the scores
 
 
 class _Band:
@@ -34,7 +38,12 @@ class _Band:
     def __init__(self, pos: Positions | None = None):
         self.pos = pos
 
+    def __repr__(self):
+        if self.pos is None:
+            return "_Band(causal)"
+        return f"_Band(q={list(self.pos.q.shape)}, k={list(self.pos.k.shape)})"
 
+# %% ../nbs/16_hf_layers.ipynb #eba992f2
 def _model_mask(
     batch_size: int,
     q_length: int,
@@ -52,40 +61,57 @@ def _model_mask(
     `ATTN_IMPLEMENTATION`): a `_Band` where the causal band, the layer's window and
     padding say it all, transformers' own (a bool mask, or None) for anything else:
     packed sequences, an overlay, a static cache, compiling."""
-    from transformers.masking_utils import sdpa_mask, prepare_padding_mask
+    from transformers.masking_utils import sdpa_mask
 
     if isinstance(attention_mask, _Band):
         return attention_mask  # made in advance for this call
+    offsets = (q_length, kv_length, q_offset, kv_offset)
+    if _band_holds(*offsets, local_size, allow_is_causal_skip, config, kwargs):
+        return _band(batch_size, q_length, kv_length, kv_offset, attention_mask, device)
+    return sdpa_mask(
+        batch_size=batch_size,
+        q_length=q_length,
+        kv_length=kv_length,
+        q_offset=q_offset,
+        kv_offset=kv_offset,
+        attention_mask=attention_mask,
+        local_size=local_size,
+        allow_is_causal_skip=allow_is_causal_skip,
+        device=device,
+        **kwargs,
+    )
+
+# %% ../nbs/16_hf_layers.ipynb #b5ceaca7
+def _band_holds(
+    q_length, kv_length, q_offset, kv_offset, local_size, causal_skip, config, kwargs
+) -> bool:
+    """Whether the causal band (with the layer's window) and padding say all the mask
+    says: the keys end at the new queries, no overlay, not compiling (where a mask
+    must not depend on the data)."""
     ends = isinstance(q_offset, int) and q_offset + q_length == kv_offset + kv_length
-    if (
-        not ends
-        or not allow_is_causal_skip
-        or kwargs.get("allow_is_bidirectional_skip")
-        or torch.compiler.is_compiling()
-        or local_size not in (None, getattr(config, "sliding_window", None))
-    ):
-        return sdpa_mask(
-            batch_size=batch_size,
-            q_length=q_length,
-            kv_length=kv_length,
-            q_offset=q_offset,
-            kv_offset=kv_offset,
-            attention_mask=attention_mask,
-            local_size=local_size,
-            allow_is_causal_skip=allow_is_causal_skip,
-            device=device,
-            **kwargs,
-        )
-    pad = prepare_padding_mask(attention_mask, kv_length, kv_offset)  # [B, >= K] bool
+    return (
+        ends
+        and causal_skip
+        and not kwargs.get("allow_is_bidirectional_skip")
+        and not torch.compiler.is_compiling()
+        and local_size in (None, getattr(config, "sliding_window", None))
+    )
+
+
+def _band(B: int, q_length: int, kv_length: int, kv_offset: int, padding, device):
+    "The band, with each slot's position where `padding` (`[B, >= K]`) holds a pad."
+    from transformers.masking_utils import prepare_padding_mask
+
+    pad = prepare_padding_mask(padding, kv_length, kv_offset)  # [B, >= K] bool
     if pad is not None:
         pad = pad[:, kv_offset : kv_offset + kv_length]
     if pad is None or bool(pad.all()):
         return _Band()  # causal (and windowed)
-    slots = (torch.arange(kv_length, device=device) + kv_offset).expand(batch_size, -1)
+    slots = (torch.arange(kv_length, device=device) + kv_offset).expand(B, -1)
     # a pad query keeps its slot: it sees the real keys before it, as in transformers
     return _Band(Positions(slots[:, -q_length:], slots.masked_fill(~pad, -1)))
 
-
+# %% ../nbs/16_hf_layers.ipynb #1367d80e
 def _attention_function(
     module,
     query,
@@ -107,18 +133,9 @@ def _attention_function(
             f"{ATTN_IMPLEMENTATION!r} computes causal attention: run this "
             f"module with 'sdpa' or 'eager'"
         )
-    ctx = _attend(
-        query,
-        key,
-        value,
-        attention_mask,
-        sliding_window,
-        scale=scaling,
-        dropout_p=dropout,
-        softcap=softcap,
-        sinks=s_aux,
-    )
-    return ctx.transpose(1, 2), None
+    seen = _read_mask(attention_mask, query, key, sliding_window)
+    options = dict(scale=scaling, dropout_p=dropout, softcap=softcap, sinks=s_aux)
+    return _attend(query, key, value, seen, **options).transpose(1, 2), None
 
 
 def register_attention():
@@ -135,19 +152,8 @@ def _check_mask(mask, B: int, T: int, K: int):
     """What the model handed this layer as its mask, checked against its T queries, K
     keys."""
     if mask is None or (isinstance(mask, _Band) and mask.pos is None):
-        return mask  # implied (`_attend` reads it)
-    if isinstance(mask, _Band):
-        what = "the model's mask (slot positions)"
-        shape = [mask.pos.q.shape[0], 1, mask.pos.q.shape[1], mask.pos.k.shape[1]]
-    elif isinstance(mask, Tensor):
-        what, shape = "attention_mask", list(mask.shape)
-    else:
-        raise TypeError(
-            f"attention_mask must be a tensor or None, got "
-            f"{type(mask).__name__}; build the model with "
-            f"attn_implementation="
-            f"'sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}"
-        )
+        return mask  # implied (`_read_mask` reads it)
+    what, shape = _mask_shape(mask)
     if len(shape) != 4 or shape[0] not in (1, B) or shape[-2:] != [T, K]:
         wider = len(shape) == 4 and shape[-1] > K
         raise ValueError(
@@ -164,6 +170,21 @@ def _check_mask(mask, B: int, T: int, K: int):
     return mask
 
 
+def _mask_shape(mask) -> tuple:
+    "(what the mask is called in a message, its shape as `[B, 1, T, K]`)."
+    if isinstance(mask, _Band):
+        (B, T), K = mask.pos.q.shape, mask.pos.k.shape[1]
+        return "the model's mask (slot positions)", [B, 1, T, K]
+    if isinstance(mask, Tensor):
+        return "attention_mask", list(mask.shape)
+    raise TypeError(
+        f"attention_mask must be a tensor or None, got "
+        f"{type(mask).__name__}; build the model with "
+        f"attn_implementation="
+        f"'sdpa', 'eager' or {ATTN_IMPLEMENTATION!r}"
+    )
+
+# %% ../nbs/16_hf_layers.ipynb #4d1af511
 PACKED_MIN = 512  # from this many tokens a dense mask is read for packed documents
 
 
@@ -187,81 +208,120 @@ def _packed(mask: Tensor, window: int | None) -> Positions | None:
         want &= pos[:, :, None] - window < pos[:, None, :]
     return Positions(pos, pos, doc) if torch.equal(m, want) else None
 
+# %% ../nbs/16_hf_layers.ipynb #38d7ede6
+@dataclass(frozen=True)
+class _Seen:
+    """What the model's mask tells `attend`, read once for both adapters: where the
+    queries and keys are (`pos`: padding, packed documents) and the `window` it applies
+    there, or a ready `mask` (which says it all), and `keys`: how many of the held keys,
+    from the first, the queries see (None: all of them)."""
 
-def _attend(q: Tensor, k: Tensor, v: Tensor, mask, window: int | None, **kw) -> Tensor:
-    """`attend` under what the model handed the layer: a `_Band` (the causal band, the
-    window, slot positions), a ready mask, or None, which means what it means to
-    transformers' `sdpa`: a block of queries top-left causal (query i sees keys 0..i:
-    a static cache's first call), one query every key."""
-    mask = _check_mask(mask, q.shape[0], q.shape[2], k.shape[2])
+    pos: Positions | None = None
+    mask: Tensor | None = None
+    window: int | None = None
+    keys: int | None = None
+
+    def held(self, t: Tensor) -> Tensor:
+        "Keys or values `[B, H, K, d]` that the queries see: the first `keys` of them."
+        return t if self.keys is None else t[:, :, : self.keys]
+
+
+def _read_mask(mask, q: Tensor, k: Tensor, window: int | None) -> _Seen:
+    """The model's mask for queries `q [B, H, T, d]` over keys `k [B, Hkv, K, d]`, in
+    `attend`'s terms: a `_Band` (the causal band, the `window`, slot positions), a ready
+    mask, or None, which means what it means to transformers' `sdpa`: a block of
+    queries top-left causal (query i sees keys 0..i: a static cache's first call), one
+    query every key."""
+    (B, _, T, _), K = q.shape, k.shape[2]
+    mask = _check_mask(mask, B, T, K)
     if isinstance(mask, _Band):
-        return attend(q, k, v, mask.pos, window=window, **kw)[0]
-    T = q.shape[2]
-    dense = isinstance(mask, Tensor) and T == k.shape[2] >= PACKED_MIN
-    for w in (window, None) if dense else ():
-        # documents, each attended alone (the mask's window: the layer's or none)
-        if packed := _packed(mask, w):
-            B = q.shape[0]
-            parts = (packed.q, packed.k, packed.doc)
-            packed = Positions(*(t.expand(B, -1) for t in parts))
-            return attend(q, k, v, packed, window=w, **kw)[0]
+        return _Seen(pos=mask.pos, window=window)
     if isinstance(mask, Tensor):
-        return attend(q, k, v, mask=mask, **kw)[0]
-    if T > 1:
-        k, v = k[:, :, :T], v[:, :, :T]
-    return attend(q, k, v, **kw)[0]
+        return _dense(mask, B, T, K, window)
+    return _Seen(keys=T if T > 1 else None)  # transformers' None: no window either
 
 
+def _dense(mask: Tensor, B: int, T: int, K: int, window: int | None) -> _Seen:
+    """A dense mask: the documents of packed rows, each attended alone, where it says
+    exactly that (with the layer's window, or none) over at least `PACKED_MIN` tokens;
+    else the mask as it is."""
+    if T != K or T < PACKED_MIN:
+        return _Seen(mask=mask)
+    for w in dict.fromkeys((window, None)):
+        packed = _packed(mask, w)
+        if packed is not None:
+            parts = (packed.q, packed.k, packed.doc)
+            return _Seen(pos=Positions(*(t.expand(B, -1) for t in parts)), window=w)
+    return _Seen(mask=mask)
+
+# %% ../nbs/16_hf_layers.ipynb #9ca5c36b
+def _attend(q: Tensor, k: Tensor, v: Tensor, seen: _Seen, **options) -> Tensor:
+    "`attend` over the keys `seen` says the queries see, with the layer's `options`."
+    pos, mask, window = seen.pos, seen.mask, seen.window
+    return attend(
+        q, seen.held(k), seen.held(v), pos, mask=mask, window=window, **options
+    )[0]
+
+
+def _attend_layer(attn: Attention, q, k, v, seen: _Seen) -> Tensor:
+    """`attend` with the options of the layer `attn` (score scale, soft-cap, sinks,
+    dropout while training), as its `attend_cached` calls it, over keys the model's
+    cache holds, under the model's mask."""
+    options = dict(
+        scale=attn.query_scale,
+        softcap=attn.softcap,
+        sinks=attn.sinks,
+        dropout_p=attn.dropout * attn.training,
+    )
+    return _attend(q, k, v, seen, **options)
+
+# %% ../nbs/16_hf_layers.ipynb #55224c00
 def _rotate(layer, q: Tensor, k: Tensor, tables, position_ids) -> tuple:
     """q and k turned by the model's own tables (`position_embeddings`, every rotary
     type as the model makes it), else by `layer.rotate_qk` at `position_ids`."""
     if tables is not None:
-        cos, sin = tables  # [B, T, d], or [B, T, d/2] one per pair (gpt-oss)
-        if cos.shape[-1] * 2 == q.shape[-1]:
-            cos, sin = torch.cat((cos, cos), -1), torch.cat((sin, sin), -1)
-        if cos.shape[-1] != q.shape[-1]:
-            raise ValueError(
-                f"position_embeddings are {cos.shape[-1]} wide, but this "
-                f"layer rotates {q.shape[-1]} features per head: the "
-                f"model's rotary embedding does not fit the converted "
-                f"layer"
-            )
-        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [B, 1, T, d]: over the heads
-    elif position_ids is None:
+        cos, sin = _model_tables(tables, q.shape[-1])
+        return rotate(q, cos, sin), rotate(k, cos, sin)
+    if position_ids is None:
         raise ValueError(
             "position_ids and position_embeddings are None: a rotary "
             "layer needs the model's positions"
         )
-    else:
-        return layer.rotate_qk(q, k, position_ids)
-    return rotate(q, cos, sin), rotate(k, cos, sin)
+    return layer.rotate_qk(q, k, position_ids)
 
 
+def _model_tables(tables: tuple, width: int) -> tuple:
+    "The model's `(cos, sin)` as `[B, 1, T, width]`: one per feature, over the heads."
+    cos, sin = tables  # [B, T, d], or [B, T, d/2] one per pair (gpt-oss)
+    if cos.shape[-1] * 2 == width:
+        cos, sin = torch.cat((cos, cos), -1), torch.cat((sin, sin), -1)
+    if cos.shape[-1] != width:
+        raise ValueError(
+            f"position_embeddings are {cos.shape[-1]} wide, but this "
+            f"layer rotates {width} features per head: the "
+            f"model's rotary embedding does not fit the converted "
+            f"layer"
+        )
+    return cos.unsqueeze(1), sin.unsqueeze(1)
+
+
+def _update(cache, k: Tensor, v: Tensor, layer_idx: int, kwargs: dict) -> tuple:
+    """The keys and values the model's cache holds for this layer, the new ones last
+    (`cache.update`, as the replaced layer calls it); `k`, `v` without a cache."""
+    if cache is None:
+        return k, v
+    return cache.update(k, v, layer_idx, kwargs=kwargs)
+
+# %% ../nbs/16_hf_layers.ipynb #6b95440e
 def _check_call(
     config, attention_mask, cache, encoder_hidden_states, output_attentions
 ):
     """What an adapter refuses at every call, naming why: it is then the original
     layer's function, or raises. Returns the cache."""
     impl = config._attn_implementation
-    if impl not in _KERNELS:
-        raise ValueError(
-            f"the model runs attn_implementation={impl!r}; the adapters "
-            f"serve {_KERNELS} "
-            f"(model.set_attn_implementation({ATTN_IMPLEMENTATION!r}))"
-        )
-    if encoder_hidden_states is not None:
-        raise ValueError(
-            "encoder_hidden_states was given: the adapters are causal "
-            "self-attention, not cross-attention"
-        )
-    if output_attentions or (output_attentions is None and config.output_attentions):
-        raise ValueError(
-            "output_attentions=True: the adapters return no attention "
-            "weights (their fused kernel computes none); run the original "
-            "model for them"
-        )
-    mask = attention_mask
-    if impl == "eager" and isinstance(mask, Tensor) and mask.dtype == torch.bool:
+    _check_kernel(impl)
+    _check_outputs(config, encoder_hidden_states, output_attentions)
+    if impl in _ADDITIVE and _is_bool(attention_mask):
         raise ValueError(
             "attention_mask is a bool mask, but the model runs eager "
             "attention, which adds its mask to the scores (a bool mask "
@@ -275,6 +335,37 @@ def _check_call(
             f"got {type(cache).__name__}"
         )
     return cache
+
+
+def _is_bool(mask) -> bool:
+    return isinstance(mask, Tensor) and mask.dtype == torch.bool
+
+
+def _check_kernel(impl: str):
+    "The model's attention implementation is one whose masks the adapters read."
+    if impl not in _KERNELS:
+        raise ValueError(
+            f"the model runs attn_implementation={impl!r}; the adapters "
+            f"serve {_KERNELS} "
+            f"(model.set_attn_implementation({ATTN_IMPLEMENTATION!r}); for "
+            f"continuous batching, 'eager' or 'sdpa' with "
+            f"ContinuousBatchingConfig(auto_switch_to_flash=False))"
+        )
+
+
+def _check_outputs(config, encoder_hidden_states, output_attentions):
+    "No cross-attention inputs, no attention weights asked for."
+    if encoder_hidden_states is not None:
+        raise ValueError(
+            "encoder_hidden_states was given: the adapters are causal "
+            "self-attention, not cross-attention"
+        )
+    if output_attentions or (output_attentions is None and config.output_attentions):
+        raise ValueError(
+            "output_attentions=True: the adapters return no attention "
+            "weights (their fused kernel computes none); run the original "
+            "model for them"
+        )
 
 
 def _check_layer_idx(layer_idx):
@@ -354,22 +445,23 @@ class _Layer(nn.Module):
             kwargs,
         )
 
-
+# %% ../nbs/16_hf_layers.ipynb #0cf1c91d
 class HFAttention(_Layer):
     """An `Attention` in the place of one attention layer of a Hugging Face GPT-2,
     Llama, Mistral, Qwen2, Qwen3, Gemma 3 or gpt-oss model.
 
-    Called the way the model calls its attention layer, it runs the core's parts:
-    `attn.project` (the fused projection and the QK-norm, whose `RMSNorm`s
-    `swap_attention` sets to compute as the model does), the rotation by the model's
-    own tables (`position_embeddings`: every rotary type exactly as the model computes
-    it; without them, `attn.rotary` at `position_ids`), the model's own cache object at
-    `layer_idx` (so `generate`'s beam reordering, cropping and resetting act on them),
-    `attend` under what the model handed this layer (nothing: the causal band and the
-    layer's window; slot positions where there is padding; or a ready mask), and
-    `attn.out_proj`. Returns `(out, None)`. With a `layout`, its `state_dict` holds the
-    replaced layer's keys and shapes, and it loads either. `swap_attention` builds one
-    per layer.
+    Called the way the model calls its attention layer, it runs the layer's own steps
+    with what the model hands in: `attn.project` (the fused projection and the QK-norm,
+    whose `RMSNorm`s `swap_attention` sets to compute as the model does), the rotation
+    by the model's own tables (`position_embeddings`: every rotary type exactly as the
+    model computes it; without them, `attn.rotate_qk` at `position_ids`), the model's
+    own cache object at `layer_idx` (so `generate`'s beam reordering, cropping and
+    resetting act on them; continuous batching's paged cache too), `attend` with the
+    layer's options under what the model handed this layer (nothing: the causal band
+    and the layer's window; slot positions where there is padding; or a ready mask),
+    and `attn.out_proj`. Returns `(out, None)`. With a `layout`, its `state_dict` holds
+    the replaced layer's keys and shapes, and it loads either. `swap_attention` builds
+    one per layer.
 
     `layer_idx` is the replaced layer's `layer_idx`; `config` is read at each call for
     its attention implementation and `output_attentions`; `out_dropout` is GPT-2's
@@ -382,11 +474,12 @@ class HFAttention(_Layer):
 
     Raises:
         ValueError: the model runs another attention implementation than 'sdpa',
-            'eager' or `ATTN_IMPLEMENTATION`; `output_attentions` is requested; the
-            mask does not fit this layer's queries and keys (a mask wider than the new
-            tokens without the cache of the earlier ones); a rotary layer gets neither
-            `position_embeddings` nor `position_ids`; cross-attention inputs; `layout`
-            is not 'llama', 'gpt2' or None.
+            'eager', `ATTN_IMPLEMENTATION` or continuous batching's 'paged|eager';
+            `output_attentions` is requested; the mask does not fit this layer's
+            queries and keys (a mask wider than the new tokens without the cache of the
+            earlier ones); a rotary layer gets neither `position_embeddings` nor
+            `position_ids`; cross-attention inputs; `layout` is not 'llama', 'gpt2' or
+            None.
         TypeError: the mask is not a tensor (flex attention's `BlockMask`); the cache is
             not a transformers `Cache`.
     """
@@ -419,33 +512,25 @@ class HFAttention(_Layer):
         layout = f", layout={self.layout!r}" if self.layout else ""
         return f"layer_idx={self.layer_idx}" + layout
 
-    def _run(
-        self,
-        hidden_states,
-        attention_mask,
-        cache,
-        position_embeddings,
-        position_ids,
-        kwargs,
-    ):
-        a = self.attn
-        q, k, v = a.project(hidden_states)  # the core's projection and QK-norm
-        if a.rotary is not None:
-            q, k = _rotate(a, q, k, position_embeddings, position_ids)
-        if cache is not None:  # [B, Hkv, K, d]: cached + new
-            k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)
-        ctx = _attend(
-            q,
-            k,
-            v,
-            attention_mask,
-            a.window,
-            scale=a.query_scale,
-            softcap=a.softcap,
-            sinks=a.sinks,
-            dropout_p=a.dropout if self.training else 0.0,
-        )  # [B, H, T, d]
-        return self.out_dropout(a.out_proj(merge_heads(ctx))), None
+# %% ../nbs/16_hf_layers.ipynb #c94c40cb
+@patch
+def _run(
+    self: HFAttention,
+    hidden_states,
+    attention_mask,
+    cache,
+    position_embeddings,
+    position_ids,
+    kwargs,
+):
+    a = self.attn
+    q, k, v = a.project(hidden_states)  # the layer's projection and QK-norm
+    if a.rotary is not None:
+        q, k = _rotate(a, q, k, position_embeddings, position_ids)
+    k, v = _update(cache, k, v, self.layer_idx, kwargs)  # [B, Hkv, K, d]: held + new
+    seen = _read_mask(attention_mask, q, k, a.window)
+    ctx = _attend_layer(a, q, k, v, seen)  # [B, H, T, d]
+    return self.out_dropout(a.out_proj(merge_heads(ctx))), None
 
 # %% ../nbs/16_hf_layers.ipynb #45ca4af5
 def _save_latent(module, state_dict: dict, prefix: str, local_metadata):
@@ -463,12 +548,24 @@ def _load_latent(module, state_dict: dict, prefix: str, *args):
         state_dict[prefix + "mla." + key[len(prefix) :]] = state_dict.pop(key)
 
 
+def _refuse_paged(cache):
+    """Continuous batching's paged cache holds `head_dim` features per kv head: no room
+    for the latents this layer keeps, so it is refused, naming why."""
+    if type(cache).__name__ == "PagedAttentionCache":
+        raise ValueError(
+            "continuous batching (generate_batch) does not serve DeepSeek-V3: its "
+            "paged cache holds keys of head_dim features per kv head, not the latents "
+            "multi-head latent attention keeps (transformers' own DeepSeek-V3 layer "
+            "fails there too); use model.generate"
+        )
+
+
 def _halves(x: Tensor) -> Tensor:
     """Rope features paired (2i, 2i+1), DeepSeek's interleaved layout, reordered to
     (i, i + d/2), as transformers does per call."""
     return x.unflatten(-1, (-1, 2)).transpose(-1, -2).flatten(-2)
 
-
+# %% ../nbs/16_hf_layers.ipynb #a52379b5
 class HFLatentAttention(_Layer):
     """A `LatentAttention` in the place of one attention layer of a Hugging Face
     DeepSeek-V3 model.
@@ -491,7 +588,8 @@ class HFLatentAttention(_Layer):
     Raises:
         ValueError: as `HFAttention` (another attention implementation,
             `output_attentions`, a mask that does not fit, no positions,
-            cross-attention inputs).
+            cross-attention inputs); continuous batching's paged cache, which holds no
+            latents.
         TypeError: `mla` is not a `LatentAttention`; the mask is not a tensor; the
             cache is not a transformers `Cache`.
     """
@@ -519,37 +617,31 @@ class HFLatentAttention(_Layer):
         more = ", interleaved=True" if self.interleaved else ""
         return f"layer_idx={self.layer_idx}" + more
 
-    def _run(
-        self,
-        hidden_states,
-        attention_mask,
-        cache,
-        position_embeddings,
-        position_ids,
-        kwargs,
-    ):
-        m, (B, T, _) = self.mla, hidden_states.shape
-        # [B, H, T, dn | dr], [B, 1, T, r | dr]
-        q_nope, q_rope, latent, k_rope = m.project(hidden_states, None)
-        if self.interleaved:
-            q_rope, k_rope = _halves(q_rope), _halves(k_rope)
-        q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
-        if cache is not None:  # [B, 1, S, .]
-            latent, k_rope = cache.update(latent, k_rope, self.layer_idx, kwargs=kwargs)
-        key = torch.cat((latent, k_rope), -1)  # [B, 1, S, r + dr]
-        mask = _check_mask(attention_mask, B, T, key.shape[2])
-        if mask is None and T > 1:  # transformers' None: top-left causal
-            key = key[:, :, :T]
-        pos = mask.pos if isinstance(mask, _Band) else None
-        dense = isinstance(mask, Tensor) and T == key.shape[2] >= PACKED_MIN
-        if dense and (packed := _packed(mask, None)):  # documents
-            parts = (packed.q, packed.k, packed.doc)
-            pos, mask = Positions(*(t.expand(B, -1) for t in parts)), None
-        # decode over the latents; a prompt rebuilt
-        attend = m.attend_absorbed if T == 1 else m.attend
-        mask = mask if isinstance(mask, Tensor) else None
-        return attend(q_nope, q_rope, key, pos, mask=mask), None
+# %% ../nbs/16_hf_layers.ipynb #f4e1ae36
+@patch
+def _run(
+    self: HFLatentAttention,
+    hidden_states,
+    attention_mask,
+    cache,
+    position_embeddings,
+    position_ids,
+    kwargs,
+):
+    m = self.mla
+    # [B, H, T, dn | dr], [B, 1, T, r | dr]
+    q_nope, q_rope, latent, k_rope = m.project(hidden_states)
+    if self.interleaved:
+        q_rope, k_rope = _halves(q_rope), _halves(k_rope)
+    q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
+    _refuse_paged(cache)
+    latent, k_rope = _update(cache, latent, k_rope, self.layer_idx, kwargs)
+    key = torch.cat((latent, k_rope), -1)  # [B, 1, S, r + dr]: held + new
+    seen = _read_mask(attention_mask, q_nope, key, None)
+    # decode over the latents; a prompt rebuilt
+    step = m.attend_absorbed if q_nope.shape[2] == 1 else m.attend
+    return step(q_nope, q_rope, seen.held(key), seen.pos, mask=seen.mask), None
 
-
+# %% ../nbs/16_hf_layers.ipynb #860d5dbf
 for _cls in (HFAttention, HFLatentAttention):
     document(_cls, _cls.__init__)

@@ -8,23 +8,14 @@ import collections, copy, functools, itertools, random, time
 from dataclasses import dataclass, asdict
 import torch
 from .sitedoc import document
-from .hf import swap_attention
+from .hf import MODEL_FAMILIES, swap_attention
 
 # %% auto #0
 __all__ = ['SERVED', 'PATTERNS', 'FAMILIES', 'AXES', 'PROMPT', 'NEW', 'PAD', 'SLOTS', 'GENERATE', 'ULPS', 'BF16', 'tiny_config',
            'tiny_model', 'Cell', 'cells', 'not_applicable', 'Models', 'run_cell', 'pairwise']
 
 # %% ../nbs/16b_hf_matrix.ipynb #a369535f
-SERVED = (
-    "GPT-2",
-    "Llama",
-    "Mistral",
-    "Qwen2",
-    "Qwen3",
-    "Gemma 3",
-    "gpt-oss",
-    "DeepSeek-V3",
-)
+SERVED = tuple(MODEL_FAMILIES)  # the families swap_attention serves, by name
 PATTERNS = {  # name: (family, config changes) beyond the families' defaults
     "Mistral, head_dim 12": ("Mistral", dict(head_dim=12)),  # 4 heads of 12 in 32
     "Llama, partial rotary": (
@@ -42,91 +33,13 @@ PATTERNS = {  # name: (family, config changes) beyond the families' defaults
 }
 FAMILIES = SERVED + tuple(PATTERNS)
 
-_SHARED = dict(
-    vocab_size=100,
-    hidden_size=32,
-    intermediate_size=64,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    max_position_embeddings=64,
-    bos_token_id=None,
-    eos_token_id=None,
-    pad_token_id=0,
-    attn_implementation="sdpa",
-)
-_QWEN = dict(
-    num_key_value_heads=2,
-    use_sliding_window=True,
-    sliding_window=5,
-    max_window_layers=1,
-)  # layer 0 full, layer 1 sliding
-_HYBRID = dict(
-    layer_types=["sliding_attention", "full_attention"],
-    sliding_window=5,
-    num_key_value_heads=2,
-    head_dim=16,
-)
-_MOE = dict(experts_implementation="batched_mm")  # 'eager''s numbers; one graph
-_SETTINGS = {  # family: (model class, config class, settings beyond _SHARED)
-    "GPT-2": ("GPT2LMHeadModel", "GPT2Config", {}),
-    "Llama": ("LlamaForCausalLM", "LlamaConfig", dict(num_key_value_heads=2)),
-    "Mistral": (
-        "MistralForCausalLM",
-        "MistralConfig",
-        dict(num_key_value_heads=1, sliding_window=5),
-    ),
-    "Qwen2": ("Qwen2ForCausalLM", "Qwen2Config", _QWEN),
-    "Qwen3": (
-        "Qwen3ForCausalLM",
-        "Qwen3Config",
-        _QWEN | dict(head_dim=16, attention_bias=True),
-    ),
-    "Gemma 3": (
-        "Gemma3ForCausalLM",
-        "Gemma3TextConfig",
-        _HYBRID | dict(query_pre_attn_scalar=24),
-    ),
-    "gpt-oss": (
-        "GptOssForCausalLM",
-        "GptOssConfig",
-        _HYBRID
-        | _MOE
-        | dict(
-            num_local_experts=2,
-            num_experts_per_tok=1,
-            attn_implementation="eager",
-            rope_parameters=dict(rope_type="default", rope_theta=1e4),
-        ),
-    ),
-    "DeepSeek-V3": (
-        "DeepseekV3ForCausalLM",
-        "DeepseekV3Config",
-        _MOE
-        | dict(
-            num_key_value_heads=4,
-            q_lora_rank=12,
-            kv_lora_rank=16,
-            qk_nope_head_dim=8,
-            qk_rope_head_dim=4,
-            v_head_dim=6,
-            moe_intermediate_size=16,
-            n_shared_experts=1,
-            n_routed_experts=4,
-            num_experts_per_tok=2,
-            n_group=1,
-            topk_group=1,
-            first_k_dense_replace=1,
-        ),
-    ),
-}
-
 # %% ../nbs/16b_hf_matrix.ipynb #d3f4caf7
 def tiny_config(
     family: str,  # one of `FAMILIES`
 ) -> tuple:  # (the transformers model class, its config)
-    """The class and config of a tiny `family` model (the settings above; a pattern is
-    its family's config with its changes; Gemma 3's multimodal model holds a one-layer
-    SigLIP tower around Gemma 3's config).
+    """The class and config of a tiny `family` model (its row of `MODEL_FAMILIES`; a
+    pattern is its family's config with its changes; Gemma 3's multimodal model holds
+    a one-layer SigLIP tower around Gemma 3's config).
 
     Raises:
         ValueError: `family` is not one of `FAMILIES`.
@@ -136,8 +49,8 @@ def tiny_config(
     import transformers as tf
 
     base, changes = PATTERNS.get(family, (family, {}))
-    model, config, settings = _SETTINGS[base]
-    cls, cfg = getattr(tf, model), getattr(tf, config)(**(_SHARED | settings | changes))
+    row = MODEL_FAMILIES[base]
+    cls, cfg = getattr(tf, row.model), row.tiny_config(**changes)
     if family != "Gemma 3 multimodal":
         return cls, cfg
     vision = tf.SiglipVisionConfig(
@@ -159,7 +72,7 @@ def tiny_config(
         attn_implementation="sdpa",
     )
 
-
+# %% ../nbs/16b_hf_matrix.ipynb #5bcd8a27
 def tiny_model(
     family: str,  # one of `FAMILIES`
     dtype: torch.dtype = torch.float64,  # the model's dtype

@@ -40,7 +40,7 @@ def qkv_rows(
     v = ((H + Hkv) * d + torch.arange(Hkv * d)).view(w, -1)  # [w, Hkv/w * d] values
     return torch.cat((q, k, v), 1).flatten()  # [(H + 2 Hkv) d]
 
-
+# %% ../nbs/17_parallel.ipynb #932a9cfd
 class _Local(nn.Module):
     """A parametrization: this rank's part of a DTensor parameter as a plain tensor;
     its gradient goes back as `grad` (None: the parameter's placement)."""
@@ -64,7 +64,7 @@ def _distribute(module: nn.Module, name: str, mesh, placement, grad=None):
     setattr(module, name, nn.Parameter(dp, p.requires_grad))
     parametrize.register_parametrization(module, name, _Local(grad), unsafe=True)
 
-
+# %% ../nbs/17_parallel.ipynb #cbb7a837
 def shard_heads(
     attn: Attention,  # the module to shard, in place
     mesh,  # a 1-D `torch.distributed` DeviceMesh

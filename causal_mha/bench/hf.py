@@ -8,7 +8,7 @@ import copy, statistics
 import torch
 from ..ground import check_int
 from ..sitedoc import document
-from ..hf import swap_attention
+from ..hf import MODEL_FAMILIES, swap_attention
 from .options import Benchmark, check_device
 from .timing import time_once
 from .load import load_average
@@ -28,17 +28,18 @@ def random_model(
     n_layers: int = 4,  # decoder layers
     n_heads: int = 8,  # query heads
     n_kv_heads: int = 2,  # key/value heads
-    window: int | None = None,  # Mistral's `sliding_window`
+    window: int | None = None,  # the config's `sliding_window` (Mistral: every layer)
     vocab_size: int = 1024,  # small, so attention's share shows
     dtype: torch.dtype = torch.float32,  # of the weights
     seed: int = 0,  # of the random weights
     device="cpu",  # where it lives
 ):  # a transformers causal LM in eval mode
     """A transformers model of `family` from its default config at these sizes (MLP
-    3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode. The
-    head width is `d_model // n_heads`; a `window` of None keeps the config's default
-    (4096); the vocabulary is small, so the output layer does not hide attention's
-    share.
+    3 * d_model wide, `sdpa` attention), random weights (no download), in eval mode: its
+    classes are the family's row of `MODEL_FAMILIES`. The head width is
+    `d_model // n_heads` (so are the config fields the row's `head_width` names); a
+    `window` of None keeps the config's default (4096); the vocabulary is small, so the
+    output layer does not hide attention's share.
 
     Raises:
         ValueError: a family it does not build.
@@ -47,8 +48,8 @@ def random_model(
         raise ValueError(f"family must be one of {_TIMED}, got {family!r}")
     import transformers as tf
 
-    d = d_model // n_heads
-    kw = dict(
+    row, d = MODEL_FAMILIES[family], d_model // n_heads
+    sizes = dict(
         vocab_size=vocab_size,
         hidden_size=d_model,
         intermediate_size=3 * d_model,
@@ -61,19 +62,14 @@ def random_model(
         pad_token_id=0,
         attn_implementation="sdpa",
     )
-    slide = {} if window is None else {"sliding_window": window}
-    gemma = dict(head_dim=d, query_pre_attn_scalar=d, **kw)
-    make = {
-        "Llama": lambda: (tf.LlamaForCausalLM, tf.LlamaConfig(**kw)),
-        "Mistral": lambda: (tf.MistralForCausalLM, tf.MistralConfig(**kw, **slide)),
-        "Qwen3": lambda: (tf.Qwen3ForCausalLM, tf.Qwen3Config(head_dim=d, **kw)),
-        "Gemma 3": lambda: (tf.Gemma3ForCausalLM, tf.Gemma3TextConfig(**gemma)),
-    }
-    cls, cfg = make[family]()
+    sizes |= dict.fromkeys(row.head_width, d)
+    if window is not None:
+        sizes["sliding_window"] = window
+    cls, cfg = getattr(tf, row.model), getattr(tf, row.config)(**sizes)
     torch.manual_seed(seed)
     return cls(cfg).to(device=device, dtype=dtype).eval()
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #1504391b
 def hf_speed(
     families: tuple = _TIMED,  # the families to time
     prefill: int = 2048,  # prompt length of the prefill timing
@@ -222,7 +218,7 @@ def hf_speed(
     out["load"] = (load0, load_average())
     return out
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #e346820b
 def bench_hf(
     device="cpu",  # where the models run: the CPU or a CUDA device
     dtype=torch.float32,  # their dtype
