@@ -440,16 +440,37 @@ def attend_cached(
     if cache is not None:
         k, v, k_pos = cache.update(self, k, v, k_pos)
     where = None if k_pos is None else Positions(pos, k_pos, doc)
-    ctx, weights = attend(
+    return self.attend_keys(q, k, v, where, window=self.window, explicit=explicit)
+
+
+@patch
+def attend_keys(
+    self: Attention, q, k, v, where=None, *, mask=None, window=None, explicit=False
+) -> tuple:
+    """`attend` with this layer's options: its score scale, soft-cap, sinks, and
+    dropout while training. The step an adapter calls over keys a model's own cache
+    holds, under the model's mask.
+
+    Args:
+        q: `[B, H, T, d]` queries.
+        k: `[B, Hkv, K, d]` keys, oldest first.
+        v: `[B, Hkv, K, d]` their values.
+        where: where the queries and keys are (`Positions`), or None.
+        mask: instead of `where`, a ready mask (`attend`'s).
+        window: the window to apply (the layer's, as `attend_cached` passes it; an
+            adapter passes the one the model's mask says).
+        explicit: the written-out route, which returns the weights.
+    """
+    options = dict(scale=self.query_scale, softcap=self.softcap, sinks=self.sinks)
+    dropout_p = self.dropout * self.training
+    return attend(
         q,
         k,
         v,
         where,
-        window=self.window,
-        scale=self.query_scale,
-        dropout_p=self.dropout * self.training,
-        sinks=self.sinks,
-        softcap=self.softcap,
+        mask=mask,
+        window=window,
+        dropout_p=dropout_p,
         explicit=explicit,
+        **options,
     )
-    return ctx, weights

@@ -264,16 +264,10 @@ def _attend(q: Tensor, k: Tensor, v: Tensor, seen: _Seen, **options) -> Tensor:
 
 
 def _attend_layer(attn: Attention, q, k, v, seen: _Seen) -> Tensor:
-    """`attend` with the options of the layer `attn` (score scale, soft-cap, sinks,
-    dropout while training), as its `attend_cached` calls it, over keys the model's
+    """The layer's own attend step (`Attention.attend_keys`) over keys the model's
     cache holds, under the model's mask."""
-    options = dict(
-        scale=attn.query_scale,
-        softcap=attn.softcap,
-        sinks=attn.sinks,
-        dropout_p=attn.dropout * attn.training,
-    )
-    return _attend(q, k, v, seen, **options)
+    k, v = seen.held(k), seen.held(v)
+    return attn.attend_keys(q, k, v, seen.pos, mask=seen.mask, window=seen.window)[0]
 
 # %% ../nbs/16_hf_layers.ipynb #55224c00
 def _rotate(layer, q: Tensor, k: Tensor, tables, position_ids) -> tuple:
