@@ -191,6 +191,28 @@ def check_notebook(path):
     return path.name, time.time() - t0, len(ran), problems
 
 
+def checked(paths):
+    """`check_notebook` of each page, two at a time in worker processes; a page whose worker died (a busy machine's
+    out-of-memory kill, a broken pool) is checked again in this process, so a result is never lost to the pool."""
+    import multiprocessing as mp
+    from concurrent.futures.process import BrokenProcessPool
+
+    results, left = {}, list(paths)
+    try:
+        with ProcessPoolExecutor(
+            min(2, len(paths)), mp_context=mp.get_context("fork")
+        ) as ex:
+            for p, r in zip(paths, ex.map(check_notebook, paths)):
+                results[p] = r
+    except BrokenProcessPool as e:
+        print(
+            f"  (a worker died: {e}; the pages it had not finished are checked here, one by one)",
+            flush=True,
+        )
+    for p in left:
+        yield results[p] if p in results else check_notebook(p)
+
+
 def main(args):
     paths = [Path(a).resolve() for a in args] or sorted(
         p for p in NBS.glob("*.ipynb") if CHAPTER_RE.match(p.name)
@@ -203,18 +225,13 @@ def main(args):
             print(f"saved outputs: {p} does not exist")
             return 1
     t0, problems, n_cells = time.time(), [], 0
-    import multiprocessing as mp
-
-    with ProcessPoolExecutor(
-        min(2, len(paths)), mp_context=mp.get_context("fork")
-    ) as ex:
-        for name, secs, n, probs in ex.map(check_notebook, paths):
-            print(
-                f"  {name:28s} {n:3d} cells compared, {len(probs)} mismatch(es), {secs:4.1f} s",
-                flush=True,
-            )
-            problems += probs
-            n_cells += n
+    for name, secs, n, probs in checked(paths):
+        print(
+            f"  {name:28s} {n:3d} cells compared, {len(probs)} mismatch(es), {secs:4.1f} s",
+            flush=True,
+        )
+        problems += probs
+        n_cells += n
     for p in problems:
         print("   ", p)
     print(
