@@ -292,7 +292,9 @@ def bench_variants(
     x = torch.randn(B, n, D, generator=g).to(device=device, dtype=dtype)
     mods, kws, unavailable = _build_variants(variants, D, H, n, seed, device, dtype)
     with torch.no_grad():
-        rows, prefilled = _prefill_variants(mods, kws, x, contexts, steps, chunk, H, log)
+        rows, prefilled = _prefill_variants(
+            mods, kws, x, contexts, steps, chunk, H, log
+        )
         for P in contexts:
             for v, per_token in _time_variants(
                 mods, prefilled, x, P, steps, runs
