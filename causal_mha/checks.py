@@ -182,7 +182,7 @@ def _checked_args(sizes, flags, scale, atol):
         raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
     return B, T, D, n_future, seed
 
-
+# %% ../nbs/05_causality_check.ipynb #ad2f1c72
 def _perturbed_input(B, T, D, n_future, scale, gen):
     """A random input `[B, T, D]` (float64) and a bump of `scale` times a normal draw
     on its last `n_future` positions only (zero elsewhere)."""
@@ -192,7 +192,7 @@ def _perturbed_input(B, T, D, n_future, scale, gen):
     bump[:, T - n_future :] = scale * noise
     return x, bump
 
-
+# %% ../nbs/05_causality_check.ipynb #101f1a42
 def _runner(m, seed, same_rng, device):
     """`run(x)`: one checked call of `m`; with `same_rng`, the random state is reseeded
     with `seed` before each call (and restored after it)."""
@@ -207,7 +207,7 @@ def _runner(m, seed, same_rng, device):
 
     return run
 
-
+# %% ../nbs/05_causality_check.ipynb #1e51ac55
 def _report(pos_diff, fut_grad, nonfinite, atol, shapes, n_future, note):
     """The `CausalityReport` of the prefix's largest changes `pos_diff` [P] and future
     gradients `fut_grad` [P] (None when not run)."""

@@ -119,7 +119,7 @@ def figures_cache_offset(dev):
         Seen("positions the first new row sees", int(m[0].sum()), 4),
     ]
 
-
+# %% ../nbs/13_cli.ipynb #d13747c3
 def figures_causality(dev):
     """4.5: [B,T,D]=[2,6,12], 3 heads, float64, eval: the prefix moves by exactly 0 when
     the future changes."""
@@ -160,7 +160,7 @@ def figures_heads(dev):
         Seen("merge_heads shape", list(merge_heads(q).shape), [2, 5, 12]),
     ]
 
-
+# %% ../nbs/13_cli.ipynb #210184b5
 def figures_sdpa(dev):
     """4.8: hand-written attention vs scaled_dot_product_attention, Q, K, V [2,3,5,4]
     float64: differences of rounding size."""
@@ -201,7 +201,7 @@ def figures_kv_cache(dev):
         out.append(Seen(f"{path} path max |cached - full pass|", err, 0.0, 1e-12))
     return out
 
-
+# %% ../nbs/13_cli.ipynb #a931bfcf
 def figures_param_count(dev):
     "4.9 exercise 3.3: D=768, H=12, no QKV bias -> 4D^2 + D = 2,360,064 parameters."
 
@@ -390,7 +390,7 @@ def _trial_append(path) -> str | None:
         os.remove(path)
     return None
 
-
+# %% ../nbs/13_cli.ipynb #aa513390
 def file_problem(path) -> str | None:
     "Why `path` cannot be written as a file, or None when it can."
     path = os.fspath(path)
@@ -403,7 +403,7 @@ def file_problem(path) -> str | None:
         return f"folder {folder} does not exist"
     return _trial_append(path)
 
-
+# %% ../nbs/13_cli.ipynb #22bd4cc0
 def _trial_folder(path, missing: list) -> str | None:
     """What the system says when the folder `path` is made (`missing`: the folders that
     makes) and a file is made in it, or None when both can be; the trial's folders and
@@ -436,7 +436,7 @@ def folder_problem(path) -> str | None:
         return f"cannot create it: {problem} in {parent}"
     return problem
 
-
+# %% ../nbs/13_cli.ipynb #ec38fbef
 def write_or_rescue(
     write,  # (path) -> what it wrote; raises OSError where it cannot
     path,  # where the user asked for it
@@ -477,7 +477,7 @@ def _threads_arg(s: str) -> int:
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e).removeprefix("threads ")) from None
 
-
+# %% ../nbs/13_cli.ipynb #76a1fd96
 def _bench_parser():
     p = argparse.ArgumentParser(
         prog="causal-mha-bench",
@@ -534,7 +534,7 @@ def _bench_parser():
     )
     return p
 
-
+# %% ../nbs/13_cli.ipynb #a2bd131d
 def _check_outputs(p: argparse.ArgumentParser, a: argparse.Namespace):
     "A usage error unless the results file and the plots' folder can be written."
     if a.json and (problem := file_problem(a.json)):

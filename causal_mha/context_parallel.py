@@ -267,7 +267,7 @@ class Traffic:
 def _nbytes(t: Tensor) -> int:
     return t.numel() * t.element_size()
 
-
+# %% ../nbs/17a_context_parallel.ipynb #057c12ac
 class _Ring:
     """Blocks of keys and values passed around the ring of ranks, point to point: the
     next block is in flight while this one is attended."""
@@ -753,7 +753,7 @@ def _rotate_by(attn: Attention, q: Tensor, k: Tensor, tables, pos: Tensor) -> tu
     cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [B, 1, T/R, d]: over the heads
     return rotate(q, cos, sin), rotate(k, cos, sin)
 
-
+# %% ../nbs/17a_context_parallel.ipynb #2418bd09
 class HFContextParallel(ContextParallelAttention):
     """An `HFAttention` (a swapped Hugging Face model's layer) with its sequences split
     among the ranks of `group`, called as the model calls its attention layer with
@@ -842,7 +842,7 @@ def _targets(module: nn.Module) -> list:
             found.append((name, m))
     return found
 
-
+# %% ../nbs/17a_context_parallel.ipynb #340202bf
 def shard_sequence(
     module: nn.Module,  # an attention layer, or a model holding some
     group=None,  # a ProcessGroup, a 1-D DeviceMesh, or None: the world
@@ -957,7 +957,7 @@ class _LiveBytes(torch.utils._python_dispatch.TorchDispatchMode):
         self.peak = max(self.peak, sum(n for _, n in self.held.values()))
         return out
 
-
+# %% ../nbs/17a_context_parallel.ipynb #b69dc955
 def _bench_layer(settings: dict, group) -> tuple:
     "A rank's layer and input: the `Attention` itself in one process, else its wrapper."
     torch.manual_seed(0)
@@ -1000,7 +1000,7 @@ def _bench_rank(settings: dict, group) -> dict:
         peak_bytes=live.peak,
     )
 
-
+# %% ../nbs/17a_context_parallel.ipynb #951029ea
 def _bench_worker(rank: int, world_size: int, init_file: str, out_dir: str, settings):
     "One process of `benchmark`: its measurements saved as rank{rank}.pt."
     from datetime import timedelta

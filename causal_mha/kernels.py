@@ -155,7 +155,7 @@ class Packed:
     B: int
     T: int
 
-
+# %% ../nbs/08e_kernels.ipynb #f43c5eda
 def _check_runs(runs, B: int, T: int):
     "Refuse runs that are not `(row, start, end)` in order, inside `[B, T]`, apart."
     last = (0, 0)
@@ -193,7 +193,7 @@ def pack_runs(runs: list, B: int, T: int, device=None) -> Packed:
     row = torch.repeat_interleave(rows, lengths)
     return Packed(cu.to(device), max_len, row.to(device), slots.to(device), B, T)
 
-
+# %% ../nbs/08e_kernels.ipynb #49304f05
 def _longest(cu_seqlens: Tensor, B: int, T: int) -> int:
     "The longest run of `cu_seqlens`, checked to rise from 0 to `B * T` (a host sync)."
     host = cu_seqlens.tolist()
@@ -307,7 +307,7 @@ def _lse_by_token(lse: Tensor, NH: tuple) -> Tensor:
         )
     return lse.transpose(0, 1)
 
-
+# %% ../nbs/08e_kernels.ipynb #abe19334
 def varlen_attend(
     q: Tensor,
     k: Tensor,
@@ -370,7 +370,7 @@ def _element_rule(q_pos: Tensor, k_pos: Tensor, doc, window, offset: int):
 
     return sees
 
-
+# %% ../nbs/08e_kernels.ipynb #d0cab7e0
 def _block_kinds(pos: Positions, window, t: int) -> tuple:
     """Of the queries `t .. t + ROWS_AT_ONCE`, which blocks of 128 x 128 see some key
     and which see every key: `[B, blocks, key blocks]` bool each."""
@@ -390,7 +390,7 @@ def _ordered(dense: Tensor) -> tuple:
     order = torch.argsort(dense, dim=-1, descending=True, stable=True)
     return dense.sum(-1).to(torch.int32), order.to(torch.int32)
 
-
+# %% ../nbs/08e_kernels.ipynb #e684951f
 def block_mask(pos: Positions, window: int | None = None):
     """FlexAttention's `BlockMask` for `pos` and `window`: `visible`'s rule, written
     out `ROWS_AT_ONCE` queries at a time (never `[T, K]` at once), folded into blocks

@@ -57,20 +57,6 @@ def kv_cache_bytes(
     """Bytes of the keys and values a decoder caches at `context_length`:
     `2·B·positions·Hkv·d·element size` per layer.
 
-    A full layer holds `context_length` positions, a sliding layer
-    `min(context_length, window)` (the `window - 1` positions a later query can see and
-    the one being decoded). These are the bytes a `KVCache` of an `Attention` with this
-    `context_length` holds once that many positions have passed through it (a sliding
-    layer's, after a prefill; while decoding it keeps up to `max(4, window / 7)` slots
-    more so that it seldom moves what it holds); before that its buffer may be larger
-    than the positions held (it grows geometrically, capped at the module's
-    `context_length`). With `latent_dim` (multi-head latent attention) a layer caches
-    `latent_dim` numbers per position, shared by all heads, instead of a key and a value
-    per key/value head: `B·positions·latent_dim·element size` per layer. `latent_dim`
-    counts everything cached per position: for DeepSeek-V2/V3 the latent and the rope
-    key, `kv_lora_rank + qk_rope_head_dim` (what `causal_mha.latent.LatentCache`
-    holds); upstream's estimator caches the latent alone.
-
     Args:
         context_length: positions of each sequence, the prompt and the generated tokens.
         batch_size: sequences decoded together. Default 1.
@@ -109,16 +95,21 @@ def kv_cache_bytes(
     context_length = check_int("context_length", context_length, 1)
     batch_size = check_int("batch_size", batch_size, 1)
     n_layers = check_int("n_layers", n_layers, 1)
+    per_layer = _layer_bytes(dtype, d_model, n_heads, n_kv_heads, head_dim, latent_dim)
+    held = _positions_held(context_length, n_layers, window, sliding_ratio)
+    return batch_size * held * per_layer
+
+# %% ../nbs/14_beyond.ipynb #e2009bf4
+def _layer_bytes(dtype, d_model, n_heads, n_kv_heads, head_dim, latent_dim) -> int:
+    """Bytes a layer caches per position of one sequence: its keys and values, or its
+    latent, in `dtype`; a `TypeError` unless `dtype` is a `torch.dtype`."""
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype, got {dtype!r}")
     if latent_dim is None:
-        per_layer = 2 * _kv_width(d_model, n_heads, n_kv_heads, head_dim)
+        numbers = 2 * _kv_width(d_model, n_heads, n_kv_heads, head_dim)
     else:
-        per_layer = _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim)
-    per_position = batch_size * dtype.itemsize * per_layer
-    n_slide, n_full = _sliding_layers(n_layers, window, sliding_ratio)
-    held = n_slide * min(context_length, window or context_length)
-    return (held + n_full * context_length) * per_position
+        numbers = _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim)
+    return numbers * dtype.itemsize
 
 
 def _kv_width(d_model, n_heads, n_kv_heads, head_dim) -> int:
@@ -137,7 +128,7 @@ def _kv_width(d_model, n_heads, n_kv_heads, head_dim) -> int:
         raise ValueError(f"n_kv_heads={n_kv_heads} must divide n_heads={n_heads}")
     return n_kv_heads * head_dim
 
-
+# %% ../nbs/14_beyond.ipynb #aeff30e8
 def _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim) -> int:
     "Numbers a latent layer caches per position: `latent_dim`, heads apart."
     latent_dim = check_int("latent_dim", latent_dim, 1)
@@ -150,6 +141,14 @@ def _latent_width(latent_dim, d_model, n_heads, n_kv_heads, head_dim) -> int:
     check_int("d_model", d_model, 1)
     check_int("n_heads", n_heads, 1)
     return latent_dim
+
+# %% ../nbs/14_beyond.ipynb #d4cd017d
+def _positions_held(context_length: int, n_layers: int, window, sliding_ratio) -> int:
+    """Positions all layers hold together: `min(context_length, window)` in each sliding
+    layer, `context_length` in each full one."""
+    n_slide, n_full = _sliding_layers(n_layers, window, sliding_ratio)
+    held = n_slide * min(context_length, window or context_length)
+    return held + n_full * context_length
 
 
 def _sliding_layers(n_layers: int, window, sliding_ratio) -> tuple:

@@ -84,7 +84,7 @@ def _tokens(row: str):
     "Split one row into its values: commas (with spaces around them) or runs of spaces."
     return re.split(r"\s*,\s*|\s+", row)
 
-
+# %% ../nbs/10_labs.ipynb #63d21a18
 def _text_rows(text, name, field):
     "The non-empty rows of the text, 1 to `MAX_SIDE` of them."
     rows = [r.strip() for r in re.split(r"[\r\n;]", text)]
@@ -123,7 +123,7 @@ def _matrix_row(r, i, name, field):
         )
     return row
 
-
+# %% ../nbs/10_labs.ipynb #a98f428b
 def parse_matrix(
     text,  # the typed text, or a list of rows of numbers
     name: str = "Q",  # 'Q', 'K' or 'V': used in messages
@@ -186,7 +186,7 @@ def _check_query(query, Tq):
         )
     return i
 
-
+# %% ../nbs/10_labs.ipynb #bdacb146
 def attention_lab(
     q,  # Q as text or a list of rows; [T_q, d_k]
     k,  # K, same forms; [T_k, d_k]
@@ -312,7 +312,7 @@ def _as_field(field, f, *args):
     except (ValueError, TypeError) as e:
         raise LabInputError(field, str(e)) from None
 
-
+# %% ../nbs/10_labs.ipynb #62aa3896
 def dropout_lab(
     weights="0.2 0.3 0.5",  # the row: text or a list of numbers
     p=0.5,  # configured drop probability: text or number in [0, 1]
@@ -414,7 +414,7 @@ def _parse_element(text):
         )
     return int(t)
 
-
+# %% ../nbs/10_labs.ipynb #3ea27b71
 def multihead_lab(
     B=1,  # batch (int or typed text)
     T=3,  # positions
@@ -483,7 +483,7 @@ def _lab_file(fname):
     path = resources.files("causal_mha").joinpath("labs", fname)
     return path.read_text(encoding="utf-8")
 
-
+# %% ../nbs/10_labs.ipynb #900df22d
 # the line, in the script, that receives the page's data
 _DATA = re.compile(r"^([ \t]*)/\*@data\*/[ \t]*\n", re.M)
 
@@ -522,7 +522,7 @@ def _paste_data(page, name, data):
     text = json.dumps(data, ensure_ascii=False).replace("</", "<" + chr(92) + "/")
     return _DATA.sub(lambda m: f"{m[1]}var DATA = {text};\n", page)
 
-
+# %% ../nbs/10_labs.ipynb #c32ea52c
 def _check_include(page, name, m):
     """The include line `m` stands inside the element its file belongs to, written in
     that element's comment form."""
@@ -563,7 +563,7 @@ def _inline_shared(
         )
     return out
 
-
+# %% ../nbs/10_labs.ipynb #e98c8948
 def lab_html(
     name: str,  # 'attention', 'dropout' or 'multihead'
 ) -> str:  # the whole self-contained page

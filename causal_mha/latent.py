@@ -8,6 +8,7 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
+from fastcore.basics import patch
 import uuid
 from .ground import check_int, check_bool, check_positive
 from .sitedoc import document
@@ -100,245 +101,273 @@ class LatentAttention(nn.Module):
 
     window = None  # no sliding window (what a cache asks of its layer)
 
-    def __init__(
-        self,
-        d_model: int,  # D, the input and output width
-        n_heads: int,  # H, the query heads
-        *,
-        kv_lora_rank: int,  # r, the width of the cached latent
-        qk_nope_head_dim: int,  # width of each head's unrotated part
-        qk_rope_head_dim: int,  # width of the rotated part; even
-        v_head_dim: int,  # width of each head's value
-        q_lora_rank: int | None = None,  # rank of the queries' low-rank path
-        context_length: int | None = None,  # most positions one sequence may hold
-        rope_theta: float = 10_000.0,  # base of the rotary angles
-        rope_scaling: dict | None = None,  # rotary type and settings, as `Rotary`
-        query_scale: float | None = None,  # scores are q.k times this
-        bias: bool = False,  # biases on the down- and output projections
-        eps: float = 1e-6,  # epsilon of the two RMSNorms
-        norm_float32: bool = False,  # the RMSNorms in float32
-        device=None,  # device of the parameters
-        dtype=None,  # floating dtype of the parameters
-    ):
-        super().__init__()
-        D, H = check_int("d_model", d_model, 1), check_int("n_heads", n_heads, 1)
-        r = check_int("kv_lora_rank", kv_lora_rank, 1)
-        dn = check_int("qk_nope_head_dim", qk_nope_head_dim, 1)
-        dr = check_int("qk_rope_head_dim", qk_rope_head_dim, 2)
-        dv = check_int("v_head_dim", v_head_dim, 1)
-        if dr % 2:
-            raise ValueError(
-                f"qk_rope_head_dim={dr} must be even: rotary embeddings "
-                f"turn pairs of features"
-            )
-        if q_lora_rank is not None:
-            q_lora_rank = check_int("q_lora_rank", q_lora_rank, 1)
-        if context_length is not None:
-            context_length = check_int("context_length", context_length, 1)
-        rope_theta = check_positive("rope_theta", rope_theta)
-        eps = check_positive("eps", eps)
-        query_scale = check_positive("query_scale", query_scale, none_ok=True)
-        check_bool("bias", bias)
-        kw = dict(device=device, dtype=dtype)
-        self.d_model, self.n_heads = D, H
-        self.kv_lora_rank, self.q_lora_rank = r, q_lora_rank
-        self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
-        self.context_length, self.rope_theta = context_length, rope_theta
-        # yarn: its mscale² too
-        self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale
-        self.uid = uuid.uuid4().int >> 65  # a LatentCache holds one layer's
-        if q_lora_rank is None:
-            self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
-        else:
-            self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)  # down
-            self.q_a_layernorm = RMSNorm(q_lora_rank, eps, float32=norm_float32, **kw)
-            self.q_b_proj = nn.Linear(
-                q_lora_rank, H * (dn + dr), bias=False, **kw
-            )  # up
-        # the latent and the rope key
-        self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)
-        self.kv_a_layernorm = RMSNorm(r, eps, float32=norm_float32, **kw)
-        if isinstance(rope_scaling, dict) and context_length is not None:
-            # the trained length, where read
-            rope_scaling = {"max_position_embeddings": context_length} | rope_scaling
-        self.rotary = Rotary(dr, rope_theta, rope_scaling)  # the rope parts' angles
-        # latent -> keys, values
-        self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)
-        self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
-
-    def extra_repr(self):
-        length = (
-            ""
-            if self.context_length is None
-            else f", context_length={self.context_length}"
+# %% ../nbs/18_latent.ipynb #c102f004
+@patch
+def __init__(
+    self: LatentAttention,
+    d_model: int,  # D, the input and output width
+    n_heads: int,  # H, the query heads
+    *,
+    kv_lora_rank: int,  # r, the width of the cached latent
+    qk_nope_head_dim: int,  # width of each head's unrotated part
+    qk_rope_head_dim: int,  # width of the rotated part; even
+    v_head_dim: int,  # width of each head's value
+    q_lora_rank: int | None = None,  # rank of the queries' low-rank path
+    context_length: int | None = None,  # most positions one sequence may hold
+    rope_theta: float = 10_000.0,  # base of the rotary angles
+    rope_scaling: dict | None = None,  # rotary type and settings, as `Rotary`
+    query_scale: float | None = None,  # scores are q.k times this
+    bias: bool = False,  # biases on the down- and output projections
+    eps: float = 1e-6,  # epsilon of the two RMSNorms
+    norm_float32: bool = False,  # the RMSNorms in float32
+    device=None,  # device of the parameters
+    dtype=None,  # floating dtype of the parameters
+):
+    super(LatentAttention, self).__init__()
+    D, H = check_int("d_model", d_model, 1), check_int("n_heads", n_heads, 1)
+    r = check_int("kv_lora_rank", kv_lora_rank, 1)
+    dn = check_int("qk_nope_head_dim", qk_nope_head_dim, 1)
+    dr = check_int("qk_rope_head_dim", qk_rope_head_dim, 2)
+    dv = check_int("v_head_dim", v_head_dim, 1)
+    if dr % 2:
+        raise ValueError(
+            f"qk_rope_head_dim={dr} must be even: rotary embeddings "
+            f"turn pairs of features"
         )
-        return (
-            f"d_model={self.d_model}, n_heads={self.n_heads}, "
-            f"kv_lora_rank={self.kv_lora_rank}, q_lora_rank={self.q_lora_rank}, "
-            f"qk_nope_head_dim={self.qk_nope_head_dim}, "
-            f"qk_rope_head_dim={self.qk_rope_head_dim}, "
-            f"v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}" + length
-        )
+    if q_lora_rank is not None:
+        q_lora_rank = check_int("q_lora_rank", q_lora_rank, 1)
+    if context_length is not None:
+        context_length = check_int("context_length", context_length, 1)
+    rope_theta = check_positive("rope_theta", rope_theta)
+    eps = check_positive("eps", eps)
+    query_scale = check_positive("query_scale", query_scale, none_ok=True)
+    check_bool("bias", bias)
+    self.d_model, self.n_heads = D, H
+    self.kv_lora_rank, self.q_lora_rank = r, q_lora_rank
+    self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = dn, dr, dv
+    self.context_length, self.rope_theta = context_length, rope_theta
+    # yarn: its mscale² too
+    self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale
+    self.uid = uuid.uuid4().int >> 65  # a LatentCache holds one layer's
+    self._build(rope_scaling, bias, eps, norm_float32, dict(device=device, dtype=dtype))
 
-    def forward(
-        self,
-        x: Tensor,  # [B, T, d_model] the new positions
-        cache: LatentCache | None = None,  # the earlier positions
-        *,
-        attention_mask: Tensor | None = None,  # [B, T] bool or 0/1, True/1 = real
-        position_ids: Tensor | None = None,  # [B, T] packed rows' positions
-        absorb: bool = False,  # attend over the latents themselves
-    ) -> Tensor:  # [B, T, d_model]
-        """Causal multi-head latent attention of `x`, after the positions `cache` holds.
+# %% ../nbs/18_latent.ipynb #42166f71
+@patch
+def _build(
+    self: LatentAttention, rope_scaling, bias: bool, eps: float, norm_float32: bool, kw
+):
+    """The parameters: the queries' projections, the latent's and the rope key's with
+    its RMSNorm, the rope parts' rotary table, `kv_b_proj` and `o_proj`; `kw` holds
+    their device and dtype."""
+    D, H, r = self.d_model, self.n_heads, self.kv_lora_rank
+    dn, dr, dv = self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim
+    q_lora_rank = self.q_lora_rank
+    if q_lora_rank is None:
+        self.q_proj = nn.Linear(D, H * (dn + dr), bias=False, **kw)
+    else:
+        self.q_a_proj = nn.Linear(D, q_lora_rank, bias=bias, **kw)  # down
+        self.q_a_layernorm = RMSNorm(q_lora_rank, eps, float32=norm_float32, **kw)
+        self.q_b_proj = nn.Linear(q_lora_rank, H * (dn + dr), bias=False, **kw)  # up
+    # the latent and the rope key
+    self.kv_a_proj_with_mqa = nn.Linear(D, r + dr, bias=bias, **kw)
+    self.kv_a_layernorm = RMSNorm(r, eps, float32=norm_float32, **kw)
+    if isinstance(rope_scaling, dict) and self.context_length is not None:
+        # the trained length, where read
+        rope_scaling = {"max_position_embeddings": self.context_length} | rope_scaling
+    self.rotary = Rotary(dr, self.rope_theta, rope_scaling)  # the rope parts' angles
+    # latent -> keys, values
+    self.kv_b_proj = nn.Linear(r, H * (dn + dv), bias=False, **kw)
+    self.o_proj = nn.Linear(H * dv, D, bias=bias, **kw)
 
-        `cache` gets this call's positions when the call completes. `attention_mask`
-        marks real tokens as in `Attention`; a pad's output is 0. `position_ids` give,
-        for packed rows, each token's position in its document (as `Attention`). With
-        `absorb`, W_UK is merged into the query and W_UV applied after attention (the
-        same result)."""
-        # [B, T] or None each
-        valid, pos = check_layer_input(
-            x,
-            self.d_model,
-            self.kv_b_proj.weight,
-            cache,
-            LatentCache,
-            self.context_length,
-            attention_mask,
-            position_ids,
-        )
-        check_bool("absorb", absorb)
-        # packed rows: each token's document
-        doc = None if pos is None else documents(pos)
-        if pos is None:
-            start = 0 if cache is None else cache.next_position
-            pos = token_positions(x.shape[1], start, valid, x.device)
-        # [B, H, T, dn | dr], [B, 1, T, r | dr]
-        q_nope, q_rope, latent, k_rope = self.project(x, valid)
-        # rotated by position, angles once
-        q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)
-        key = torch.cat((latent, k_rope), -1)  # [B, 1, T, r + dr]
-        k_pos = None if pos.ndim == 1 else pos
-        attend = self.attend_absorbed if absorb else self.attend
-        if cache is not None:  # the held keys and this call's, staged
-            key, _, k_pos = cache.update(self, key, key[..., :0], k_pos)
-        where = None if k_pos is None else Positions(pos, k_pos, doc)
-        out = attend(q_nope, q_rope, key, where)
-        if valid is not None:  # pads' outputs are 0
-            out = out.masked_fill(~valid[..., None], 0)
-        if cache is not None:  # the call completed: held from here on
-            out = cache.commit(out)
-        return out
+# %% ../nbs/18_latent.ipynb #158d3372
+@patch
+def extra_repr(self: LatentAttention):
+    length = (
+        "" if self.context_length is None else f", context_length={self.context_length}"
+    )
+    return (
+        f"d_model={self.d_model}, n_heads={self.n_heads}, "
+        f"kv_lora_rank={self.kv_lora_rank}, q_lora_rank={self.q_lora_rank}, "
+        f"qk_nope_head_dim={self.qk_nope_head_dim}, "
+        f"qk_rope_head_dim={self.qk_rope_head_dim}, "
+        f"v_head_dim={self.v_head_dim}, rope_theta={self.rope_theta:g}" + length
+    )
 
-    def project(
-        self,
-        x: Tensor,  # [B, T, d_model] the inputs
-        valid: Tensor | None = None,  # [B, T] bool, True = real token
-    ) -> tuple:  # q_nope, q_rope, latent, k_rope
-        """Queries by head, split into their unrotated and rope parts; the normalised
-        latent and the rope key (one head each). A pad's (`valid` False) are 0. Returns
-        q_nope [B, H, T, dn], q_rope [B, H, T, dr], latent [B, 1, T, r],
-        k_rope [B, 1, T, dr]."""
-        B, T, _ = x.shape
-        H, dn, dr = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim
-        r = self.kv_lora_rank
-        if self.q_lora_rank is None:
-            q = self.q_proj(x)
-        else:
-            q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))
-        # [B, H, T, dn], [B, H, T, dr]
-        q_nope, q_rope = q.view(B, T, H, dn + dr).transpose(1, 2).split([dn, dr], -1)
-        # [B, 1, T, r], [B, 1, T, dr]
-        latent, k_rope = self.kv_a_proj_with_mqa(x)[:, None].split([r, dr], -1)
-        parts = (q_nope, q_rope, self.kv_a_layernorm(latent), k_rope)
-        if valid is None:
-            return parts
-        return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
+# %% ../nbs/18_latent.ipynb #9342b622
+@patch
+def forward(
+    self: LatentAttention,
+    x: Tensor,  # [B, T, d_model] the new positions
+    cache: LatentCache | None = None,  # the earlier positions
+    *,
+    attention_mask: Tensor | None = None,  # [B, T] bool or 0/1, True/1 = real
+    position_ids: Tensor | None = None,  # [B, T] packed rows' positions
+    absorb: bool = False,  # attend over the latents themselves
+) -> Tensor:  # [B, T, d_model]
+    """Causal multi-head latent attention of `x`, after the positions `cache` holds.
 
-    def rotate_qk(
-        self,
-        q_rope: Tensor,  # [B, H, T, dr] the queries' rope parts
-        k_rope: Tensor,  # [B, 1, T, dr] the shared rope key
-        pos: Tensor,  # [T] or [B, T] positions among real tokens
-    ) -> tuple:  # both, rotated
-        """The rope parts of the queries and the shared rope key turned by their
-        positions; the angles computed once."""
-        cos, sin = self.rotary(pos, q_rope.dtype)
-        return rotate(q_rope, cos, sin), rotate(k_rope, cos, sin)
+    `cache` gets this call's positions when the call completes. `attention_mask`
+    marks real tokens as in `Attention`; a pad's output is 0. `position_ids` give,
+    for packed rows, each token's position in its document (as `Attention`). With
+    `absorb`, W_UK is merged into the query and W_UV applied after attention (the
+    same result)."""
+    # [B, T] or None each
+    valid, pos = check_layer_input(
+        x,
+        self.d_model,
+        self.kv_b_proj.weight,
+        cache,
+        LatentCache,
+        self.context_length,
+        attention_mask,
+        position_ids,
+    )
+    check_bool("absorb", absorb)
+    # packed rows: each token's document
+    doc = None if pos is None else documents(pos)
+    if pos is None:
+        start = 0 if cache is None else cache.next_position
+        pos = token_positions(x.shape[1], start, valid, x.device)
+    # [B, H, T, dn | dr], [B, 1, T, r | dr]
+    q_nope, q_rope, latent, k_rope = self.project(x, valid)
+    # rotated by position, angles once
+    q_rope, k_rope = self.rotate_qk(q_rope, k_rope, pos)
+    key = torch.cat((latent, k_rope), -1)  # [B, 1, T, r + dr]
+    k_pos = None if pos.ndim == 1 else pos
+    attend = self.attend_absorbed if absorb else self.attend
+    if cache is not None:  # the held keys and this call's, staged
+        key, _, k_pos = cache.update(self, key, key[..., :0], k_pos)
+    where = None if k_pos is None else Positions(pos, k_pos, doc)
+    out = attend(q_nope, q_rope, key, where)
+    if valid is not None:  # pads' outputs are 0
+        out = out.masked_fill(~valid[..., None], 0)
+    if cache is not None:  # the call completed: held from here on
+        out = cache.commit(out)
+    return out
 
-    def attend(
-        self,
-        q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
-        q_rope: Tensor,  # [B, H, T, dr] their rotated parts
-        key: Tensor,  # [B, 1, S, r + dr] the held and new keys
-        pos: Positions | None = None,  # where queries and keys are, as for `attend`
-        mask: Tensor | None = None,  # instead of `pos`: a ready mask
-    ) -> Tensor:  # [B, T, d_model]
-        """Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]`
-        and values, then `attend`. `key` holds `[latent, k_rope]`; `pos` None means no
-        padding; `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
-        B, _, S, _ = key.shape
-        H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
-        r = self.kv_lora_rank
-        kv = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2)
-        k_nope, v = kv.split([dn, dv], -1)  # [B, H, S, .]
-        k_rope = key[..., r:].expand(-1, H, -1, -1)
-        k = torch.cat([k_nope, k_rope], -1)  # [B, H, S, dn + dr]
-        q = torch.cat([q_nope, q_rope], -1)
-        o, _ = attend(q, k, v, pos, mask=mask, scale=self.scale)  # [B, H, T, dv]
-        return self.o_proj(merge_heads(o))  # [B, T, H*dv] -> [B, T, D]
+# %% ../nbs/18_latent.ipynb #cc16c43d
+@patch
+def project(
+    self: LatentAttention,
+    x: Tensor,  # [B, T, d_model] the inputs
+    valid: Tensor | None = None,  # [B, T] bool, True = real token
+) -> tuple:  # q_nope, q_rope, latent, k_rope
+    """Queries by head, split into their unrotated and rope parts; the normalised
+    latent and the rope key (one head each). A pad's (`valid` False) are 0. Returns
+    q_nope [B, H, T, dn], q_rope [B, H, T, dr], latent [B, 1, T, r],
+    k_rope [B, 1, T, dr]."""
+    B, T, _ = x.shape
+    H, dn, dr = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim
+    r = self.kv_lora_rank
+    if self.q_lora_rank is None:
+        q = self.q_proj(x)
+    else:
+        q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))
+    # [B, H, T, dn], [B, H, T, dr]
+    q_nope, q_rope = q.view(B, T, H, dn + dr).transpose(1, 2).split([dn, dr], -1)
+    # [B, 1, T, r], [B, 1, T, dr]
+    latent, k_rope = self.kv_a_proj_with_mqa(x)[:, None].split([r, dr], -1)
+    parts = (q_nope, q_rope, self.kv_a_layernorm(latent), k_rope)
+    if valid is None:
+        return parts
+    return tuple(t.masked_fill(~valid[:, None, :, None], 0) for t in parts)
 
-    def absorbed_weights(self) -> tuple:  # (W_uk [H, dn, r], W_uv [H, dv, r])
-        """`kv_b_proj`'s rows per head: the key rows, to merge into the query, and the
-        value rows, to apply after attention (views of `kv_b_proj.weight`)."""
-        H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
-        r = self.kv_lora_rank
-        return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
+# %% ../nbs/18_latent.ipynb #6bb0db2a
+@patch
+def rotate_qk(
+    self: LatentAttention,
+    q_rope: Tensor,  # [B, H, T, dr] the queries' rope parts
+    k_rope: Tensor,  # [B, 1, T, dr] the shared rope key
+    pos: Tensor,  # [T] or [B, T] positions among real tokens
+) -> tuple:  # both, rotated
+    """The rope parts of the queries and the shared rope key turned by their
+    positions; the angles computed once."""
+    cos, sin = self.rotary(pos, q_rope.dtype)
+    return rotate(q_rope, cos, sin), rotate(k_rope, cos, sin)
 
-    def attend_absorbed(
-        self,
-        q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
-        q_rope: Tensor,  # [B, H, T, dr] their rotated parts
-        key: Tensor,  # [B, 1, S, r + dr] the held and new keys
-        pos: Positions | None = None,  # where queries and keys are
-        mask: Tensor | None = None,  # instead of `pos`: a ready mask
-    ) -> Tensor:  # [B, T, d_model]
-        """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key
-        and the latent as the value: multi-query attention, which `attend` computes for
-        one new token with the cache read once, not once per head (a block of queries
-        goes to the kernel with `enable_gqa`). `pos` as for `attend` (None: no
-        padding); `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
-        W_uk, W_uv = self.absorbed_weights()
-        q_lat = torch.einsum("bhtn,hnr->bhtr", q_nope, W_uk)
-        q = torch.cat([q_lat, q_rope], -1)  # [B, H, T, r + dr]
-        value = key[..., : self.kv_lora_rank]
-        o, _ = attend(q, key, value, pos, mask=mask, scale=self.scale)  # [B, H, T, r]
-        # each head's value from its latent
-        v = torch.einsum("bhtr,hvr->bhtv", o, W_uv)
-        return self.o_proj(merge_heads(v))  # [B, T, H*dv] -> [B, T, D]
+# %% ../nbs/18_latent.ipynb #124cbbe6
+@patch
+def attend(
+    self: LatentAttention,
+    q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
+    q_rope: Tensor,  # [B, H, T, dr] their rotated parts
+    key: Tensor,  # [B, 1, S, r + dr] the held and new keys
+    pos: Positions | None = None,  # where queries and keys are, as for `attend`
+    mask: Tensor | None = None,  # instead of `pos`: a ready mask
+) -> Tensor:  # [B, T, d_model]
+    """Un-absorbed: up-project every held latent to per-head keys `[k_nope, k_rope]`
+    and values, then `attend`. `key` holds `[latent, k_rope]`; `pos` None means no
+    padding; `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
+    B, _, S, _ = key.shape
+    H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
+    r = self.kv_lora_rank
+    kv = self.kv_b_proj(key[:, 0, :, :r]).view(B, S, H, dn + dv).transpose(1, 2)
+    k_nope, v = kv.split([dn, dv], -1)  # [B, H, S, .]
+    k_rope = key[..., r:].expand(-1, H, -1, -1)
+    k = torch.cat([k_nope, k_rope], -1)  # [B, H, S, dn + dr]
+    q = torch.cat([q_nope, q_rope], -1)
+    o, _ = attend(q, k, v, pos, mask=mask, scale=self.scale)  # [B, H, T, dv]
+    return self.o_proj(merge_heads(o))  # [B, T, H*dv] -> [B, T, D]
 
-    def load_interleaved(
-        self,
-        state_dict: dict,  # weights by our names
-    ):
-        """Load weights whose rope features pair `(2i, 2i+1)` (DeepSeek's layout):
-        their rope rows reordered to `(i, i + d/2)`. `state_dict` holds DeepSeek's or
-        HF's (rope_interleave=True) weights, by our names."""
-        H, dn, dr = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim
-        r = self.kv_lora_rank
-        # evens first, then odds
-        perm = torch.cat([torch.arange(0, dr, 2), torch.arange(1, dr, 2)])
-        sd = dict(state_dict)
-        qn = "q_proj.weight" if self.q_lora_rank is None else "q_b_proj.weight"
-        head = torch.cat([torch.arange(dn), dn + perm])
-        rows = (torch.arange(H)[:, None] * (dn + dr) + head).flatten()
-        sd[qn] = sd[qn][rows]
-        kv = torch.cat([torch.arange(r), r + perm])
-        for n in ("kv_a_proj_with_mqa.weight", "kv_a_proj_with_mqa.bias"):
-            if n in sd:
-                sd[n] = sd[n][kv]
-        return self.load_state_dict(sd)
+# %% ../nbs/18_latent.ipynb #c2266a6d
+@patch
+def absorbed_weights(
+    self: LatentAttention,
+) -> tuple:  # (W_uk [H, dn, r], W_uv [H, dv, r])
+    """`kv_b_proj`'s rows per head: the key rows, to merge into the query, and the
+    value rows, to apply after attention (views of `kv_b_proj.weight`)."""
+    H, dn, dv = self.n_heads, self.qk_nope_head_dim, self.v_head_dim
+    r = self.kv_lora_rank
+    return self.kv_b_proj.weight.view(H, dn + dv, r).split([dn, dv], 1)
 
 
+@patch
+def attend_absorbed(
+    self: LatentAttention,
+    q_nope: Tensor,  # [B, H, T, dn] the queries' unrotated parts
+    q_rope: Tensor,  # [B, H, T, dr] their rotated parts
+    key: Tensor,  # [B, 1, S, r + dr] the held and new keys
+    pos: Positions | None = None,  # where queries and keys are
+    mask: Tensor | None = None,  # instead of `pos`: a ready mask
+) -> Tensor:  # [B, T, d_model]
+    """Absorbed: every query head reads `key = [latent, k_rope]` as one shared key
+    and the latent as the value: multi-query attention, which `attend` computes for
+    one new token with the cache read once, not once per head (a block of queries
+    goes to the kernel with `enable_gqa`). `pos` as for `attend` (None: no
+    padding); `mask` is `[B or 1, 1, T, S]` (Hugging Face's)."""
+    W_uk, W_uv = self.absorbed_weights()
+    q_lat = torch.einsum("bhtn,hnr->bhtr", q_nope, W_uk)
+    q = torch.cat([q_lat, q_rope], -1)  # [B, H, T, r + dr]
+    value = key[..., : self.kv_lora_rank]
+    o, _ = attend(q, key, value, pos, mask=mask, scale=self.scale)  # [B, H, T, r]
+    # each head's value from its latent
+    v = torch.einsum("bhtr,hvr->bhtv", o, W_uv)
+    return self.o_proj(merge_heads(v))  # [B, T, H*dv] -> [B, T, D]
+
+# %% ../nbs/18_latent.ipynb #ddae5a62
+@patch
+def load_interleaved(
+    self: LatentAttention,
+    state_dict: dict,  # weights by our names
+):
+    """Load weights whose rope features pair `(2i, 2i+1)` (DeepSeek's layout):
+    their rope rows reordered to `(i, i + d/2)`. `state_dict` holds DeepSeek's or
+    HF's (rope_interleave=True) weights, by our names."""
+    H, dn, dr = self.n_heads, self.qk_nope_head_dim, self.qk_rope_head_dim
+    r = self.kv_lora_rank
+    # evens first, then odds
+    perm = torch.cat([torch.arange(0, dr, 2), torch.arange(1, dr, 2)])
+    sd = dict(state_dict)
+    qn = "q_proj.weight" if self.q_lora_rank is None else "q_b_proj.weight"
+    head = torch.cat([torch.arange(dn), dn + perm])
+    rows = (torch.arange(H)[:, None] * (dn + dr) + head).flatten()
+    sd[qn] = sd[qn][rows]
+    kv = torch.cat([torch.arange(r), r + perm])
+    for n in ("kv_a_proj_with_mqa.weight", "kv_a_proj_with_mqa.bias"):
+        if n in sd:
+            sd[n] = sd[n][kv]
+    return self.load_state_dict(sd)
+
+# %% ../nbs/18_latent.ipynb #04dd7d44
 document(LatentAttention, LatentAttention.__init__)
 document(LatentAttention.forward)

@@ -92,7 +92,7 @@ def _check_qkv(q, k, v, finite=True):
             check_finite(x, name)
     _check_together(q, k, v)
 
-
+# %% ../nbs/01_weighted_average.ipynb #da0c9293
 def _divisor(scale, d_k):
     """The number the scores are divided by: sqrt(d_k) for True, 1 for False, else
     `scale` itself."""

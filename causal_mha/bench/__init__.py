@@ -88,7 +88,7 @@ def _call_line(quick, device, dtype, parts, threads, overrides) -> str:
     args += [f"{k}={v!r}" for k, v in overrides.items()]
     return f"run_benchmarks({', '.join(args)})"
 
-
+# %% ../../nbs/11_bench.ipynb #efb5a778
 @contextlib.contextmanager
 def _torch_threads(n: int):
     "torch's thread count set to `n` for the block, and restored after it."
@@ -106,7 +106,7 @@ def _on_device(device: str):
         return torch.cuda.device(device)
     return contextlib.nullcontext()
 
-
+# %% ../../nbs/11_bench.ipynb #d67f10ec
 def _new_result(command, quick, parts, device, dtype, threads) -> dict:
     "A result before its parts: what made it, the machine, the load before it."
     return dict(
@@ -140,7 +140,7 @@ def _run_part(b: Benchmark, settings: dict, res: dict, dtype, log, run_wide: dic
     if c2:
         res["load"]["cpus"] = c2["cpus"]
 
-
+# %% ../../nbs/11_bench.ipynb #1e1e988c
 def run_benchmarks(
     quick: bool = False,  # each part's quick settings; else its full ones
     device="cpu",  # 'cpu', 'cuda' or 'cuda:N'

@@ -65,7 +65,7 @@ class _Bound(nn.Module):
     def forward(self, x):
         return self.inner(x, **self.kw)
 
-
+# %% ../../nbs/11e_bench_contenders.ipynb #a8f701da
 def _build(name, D, H, context_length):
     """One freshly initialised upstream implementation called `name` (width `D`, `H`
     heads)."""
@@ -112,7 +112,7 @@ def _load(name, m, Wq, Wk, Wv, Wo, bo):
     m.out_proj.weight.copy_(Wo)
     m.out_proj.bias.copy_(bo)
 
-
+# %% ../../nbs/11e_bench_contenders.ipynb #e73f8973
 def make_impls(
     d_model: int = 768,  # D, model width
     n_heads: int = 12,  # H, number of heads
@@ -181,7 +181,7 @@ def variant_support(kw: dict) -> str | None:
         return None
     return f"{cls.__name__} takes no {', '.join(missing)} in this build"
 
-
+# %% ../../nbs/11e_bench_contenders.ipynb #6e1d7aef
 def resolve_variant(name: str, kw: dict, D: int, H: int) -> dict:
     """The keywords of variant `name` at width `D` with `H` heads: `latent`'s widths,
     given in head widths, as ints."""
@@ -213,7 +213,7 @@ def build_variant(
     m = LatentAttention(D, H, **init, context_length=context_length)
     return m, LatentCache, fwd
 
-
+# %% ../../nbs/11e_bench_contenders.ipynb #107674b7
 def variant_desc(kw: dict) -> str:
     """A variant's keywords as text, `latent`'s widths spelt out: 'n_kv_heads=3',
     'kv_lora_rank=256, …, absorb=True'."""

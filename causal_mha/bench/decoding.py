@@ -128,7 +128,7 @@ def _decode_row(m, x, P: int, steps: int, runs: int) -> dict:
         max_abs_diff=float((full[:, -1] - first[:, -1]).abs().max()),
     )
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #80de23cc
 def _cached_fit(rows: list) -> dict:
     """`linear_fit` of the cached cost to the context, on the minima (the least
     disturbed groups); None for each figure with fewer than two contexts."""
@@ -139,7 +139,7 @@ def _cached_fit(rows: list) -> dict:
         )
     return dict(zip(_FIT_KEYS, fit))
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #675d0aa5
 def bench_decode(
     contexts=(256, 1024, 4096),  # prefix lengths P to decode from
     D: int = 768,
@@ -216,7 +216,7 @@ def _build_variants(
         mods[v] = m.to(device=device, dtype=dtype).eval(), new_cache, fwd
     return mods, kws, unavailable
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #c7096c68
 def _prefill(mod: tuple, x, contexts, steps: int, chunk: int, prefilled: dict) -> dict:
     """A variant's cache prefilled to each context in turn (in chunks, the module in its
     default form): its positions and bytes per context; a copy decoded to each context
@@ -233,7 +233,7 @@ def _prefill(mod: tuple, x, contexts, steps: int, chunk: int, prefilled: dict) -
         seen[P] = dict(positions=len(cache), nbytes=int(cache.nbytes))
     return seen
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #fcb2c93d
 def _time_variants(
     mods: dict, prefilled: dict, x, P: int, steps: int, runs: int
 ) -> dict:
@@ -246,7 +246,23 @@ def _time_variants(
             times[v].append(time_group(step, steps))
     return {v: summary(t) for v, t in times.items()}
 
+# %% ../../nbs/11g_bench_decoding.ipynb #cb94bfb2
+def _prefill_variants(
+    mods: dict, kws: dict, x, contexts, steps: int, chunk: int, H: int, log
+) -> tuple:  # (rows by (variant, context), prefilled copies by variant and context)
+    """Each variant's cache prefilled to every context in turn (`_prefill`): a row per
+    variant and context with its positions and bytes beside the bytes `kv_cache_bytes`
+    expects for one layer, and the copies the timed steps start from."""
+    B, _, D = x.shape
+    rows, prefilled = {}, {v: {} for v in mods}
+    for v, mod in mods.items():
+        for P, seen in _prefill(mod, x, contexts, steps, chunk, prefilled[v]).items():
+            expected = expected_kv_bytes(kws[v], P, B, D, H, x.dtype)
+            rows[v, P] = dict(variant=v, context=P, **seen, expected_nbytes=expected)
+        log(f"variants: {v} prefilled to {contexts[-1]}")
+    return rows, prefilled
 
+# %% ../../nbs/11g_bench_decoding.ipynb #700eac62
 def bench_variants(
     contexts=(1024, 2048, 4096, 8192, 16384),  # contexts P to decode from
     D: int = 768,
@@ -275,17 +291,10 @@ def bench_variants(
     g = torch.Generator().manual_seed(seed + 3)
     x = torch.randn(B, n, D, generator=g).to(device=device, dtype=dtype)
     mods, kws, unavailable = _build_variants(variants, D, H, n, seed, device, dtype)
-    rows, prefilled = {}, {v: {} for v in mods}
     with torch.no_grad():
-        for v, mod in mods.items():
-            for P, seen in _prefill(
-                mod, x, contexts, steps, chunk, prefilled[v]
-            ).items():
-                expected = expected_kv_bytes(kws[v], P, B, D, H, dtype)
-                rows[v, P] = dict(
-                    variant=v, context=P, **seen, expected_nbytes=expected
-                )
-            log(f"variants: {v} prefilled to {contexts[-1]}")
+        rows, prefilled = _prefill_variants(
+            mods, kws, x, contexts, steps, chunk, H, log
+        )
         for P in contexts:
             for v, per_token in _time_variants(
                 mods, prefilled, x, P, steps, runs
@@ -364,7 +373,24 @@ def _in_mode(step, grad: bool):
 
     return run
 
+# %% ../../nbs/11g_bench_decoding.ipynb #c8b221ec
+def _after_decode(m, x, caches: dict, steps: int) -> tuple:  # (cache info, outputs)
+    """Each mode's cache after its decode of `steps` tokens (allocations, positions
+    copied, bytes, positions), and the output at the next position, decoded in that
+    mode."""
+    info, out = {}, {}
+    for mode, cache in caches.items():
+        nxt = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == "grad")
+        out[mode] = nxt().detach()  # the next position
+        info[mode] = dict(
+            n_allocs=cache.n_allocs,
+            n_copied=cache.n_copied,
+            nbytes=int(cache.nbytes),
+            positions=len(cache),
+        )
+    return info, out
 
+# %% ../../nbs/11g_bench_decoding.ipynb #afc789de
 def bench_no_grad(
     steps: int = 1024,  # tokens decoded one at a time, per decode
     D: int = 384,
@@ -397,16 +423,7 @@ def bench_no_grad(
         }
 
     s = time_alternating(fresh, steps, runs)
-    info, out = {}, {}
-    for mode, cache in caches.items():
-        nxt = _in_mode(lambda: m(x[:, steps:], cache=cache), mode == "grad")
-        out[mode] = nxt().detach()  # the next position
-        info[mode] = dict(
-            n_allocs=cache.n_allocs,
-            n_copied=cache.n_copied,
-            nbytes=int(cache.nbytes),
-            positions=len(cache),
-        )
+    info, out = _after_decode(m, x, caches, steps)
     diff = float((out["grad"] - out["no_grad"]).abs().max())
     log(
         f"no_grad: {s['no_grad']['median']:.3f} ms/token, "
@@ -479,7 +496,7 @@ DECODE_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #043d2779
 def _fit_metric(f: dict, ok: bool) -> tuple:  # (largest residual or None, text)
     "The linear fit of the cached cost; left out where it cannot be trusted."
     if not ok:
@@ -541,7 +558,7 @@ def _fit_lines(f: dict, ok: bool) -> list:
         )
     return ["", why]
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #96ac0b13
 def _bare_lines(bare: dict | None) -> list:
     "The report's table of a decoded token against the bare loop, if the run raced it."
     if not (bare and bare["rows"]):
@@ -575,7 +592,7 @@ def _bare_lines(bare: dict | None) -> list:
     )
     return ["", lead, ""] + md_table(head, rows)
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #d30899a4
 def _decode_md(dc: dict, ok: bool) -> list:
     L = [
         f"**Cached decoding against recomputing** (B=1, D={dc['D']}, H={dc['H']}, "
@@ -642,7 +659,7 @@ VARIANTS_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #4fae0b43
 def _bytes_metric(rows: list) -> tuple:  # (contexts that differ, text)
     "How many of one variant's contexts hold other bytes than the formula's, and which."
     bad = [r["context"] for r in rows if r["nbytes"] != r["expected_nbytes"]]
@@ -666,7 +683,7 @@ def _variants_metrics(vr: dict, ok: bool) -> dict:
             m[f"cache_bytes_off@{v}"] = _bytes_metric(rows)
     return m
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #b08e8a12
 def _measured(vr: dict) -> list:
     "The variants the result holds rows of, in its order."
     return [v for v in vr["variants"] if any(r["variant"] == v for r in vr["rows"])]
@@ -688,7 +705,7 @@ def _variants_lead(vr: dict, names: list) -> str:
         f"medians" + form
     )
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #c5981e93
 def _per_token_table(vr: dict, names: list, t: dict) -> list:
     "Per-token ms per variant and context, and a column per ratio to MHA."
     pairs = [(a, "MHA") for a in ("GQA", "MLA") if a in names and "MHA" in names]
@@ -720,7 +737,7 @@ def _cache_table(vr: dict, names: list, t: dict) -> list:
     rows = [[str(P)] + [cache(v, P) for v in names] for P in vr["contexts"]]
     return md_table(["context"] + names, rows)
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #bd03be9e
 def _variants_md(vr: dict, ok: bool) -> list:
     names = _measured(vr)
     t = {(r["variant"], r["context"]): r for r in vr["rows"]}
@@ -780,7 +797,7 @@ NOGRAD_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #3a1a7d36
 def _nograd_metrics(ng: dict, ok: bool) -> dict:
     c, keys = ng["cache"], ("n_allocs", "n_copied")
     allocs = (
@@ -799,7 +816,7 @@ def _nograd_metrics(ng: dict, ok: bool) -> dict:
         "grad_vs_no_grad": diff_metric(ng["max_abs_diff"]),
     }
 
-
+# %% ../../nbs/11g_bench_decoding.ipynb #924ebb54
 def _nograd_md(ng: dict, ok: bool) -> list:
     how = (
         "the two decodes side by side, each step timed on its own"

@@ -62,7 +62,7 @@ def _fwd_bwd(m, x):
 def _quiet(line: str):
     "A `log` that prints nothing."
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #2100ec3a
 def _compiled(impls: dict) -> dict:
     "torch.compile'd copies of the implementations of `COMPILE_IMPLS` among `impls`."
     return {
@@ -78,7 +78,7 @@ def _max_diffs(impls: dict, x) -> dict:  # name -> largest |Δ| from ours fast's
         ref = impls["ours fast"](x)
         return {n: float((m(x) - ref).abs().max()) for n, m in impls.items()}
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #efd4a781
 def _flops_of(B: int, T: int, D: int, passes: int):
     """name -> the FLOPs of an implementation's call: `passes` forwards' worth (1 for
     the forward, 3 for forward and backward), with the causal kernel's count where it
@@ -104,7 +104,18 @@ def _to_floor(times: dict, flops_of, rate: float) -> dict:
         )
     return rows
 
+# %% ../../nbs/11f_bench_forward.ipynb #224ec603
+def _forward_calls(impls: dict, x, g: torch.Generator) -> dict:
+    """The forward calls to time: first `_gemm`, the product `[B·T, D] @ [D, 3D]` the
+    floor's rate is measured by (its weights drawn from `g`), then each implementation's
+    forward of `x`."""
+    B, T, D = x.shape
+    a = x.reshape(B * T, D)
+    w = torch.randn(D, 3 * D, generator=g).to(device=x.device, dtype=x.dtype)
+    # timed in the same round-robin, so under the same load
+    return {"_gemm": lambda: torch.mm(a, w)} | {n: _fwd(m, x) for n, m in impls.items()}
 
+# %% ../../nbs/11f_bench_forward.ipynb #0465f896
 def bench_speed(
     B: int = 8,
     T: int = 1024,
@@ -138,13 +149,7 @@ def bench_speed(
         f"outputs agree with 'ours fast' (max |Δ| {max(delta.values()):.2e}); "
         f"timing forward ..."
     )
-    a = x.reshape(B * T, D)
-    w = torch.randn(D, 3 * D, generator=g).to(device=device, dtype=dtype)
-    # timed in the same round-robin, so under the same load
-    calls = {"_gemm": lambda: torch.mm(a, w)} | {
-        n: _fwd(m, x) for n, m in impls.items()
-    }
-    fwd = time_calls(calls, warmup, runs, budget_s)
+    fwd = time_calls(_forward_calls(impls, x, g), warmup, runs, budget_s)
     rate = 2 * B * T * D * 3 * D / (fwd.pop("_gemm")["median"] / 1e3)
     log("timing forward+backward ...")
     xg = x.detach().clone().requires_grad_(True)
@@ -190,7 +195,7 @@ def peak_rss_above(base: int) -> int:
     "Bytes of the peak RSS since `restart_peak_rss` above the RSS it returned."
     return _status_bytes("VmHWM") - base
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #f5687f5c
 class PeakMemory:
     """Context manager: the peak memory of the block above what was held when it began,
     in `bytes` after it. On CUDA the allocator's peak above the memory allocated before
@@ -217,7 +222,7 @@ class PeakMemory:
         elif self._base is not None:
             self.bytes = peak_rss_above(self._base)
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #299304fa
 def check_memory_device(
     device,  # where a part would run
     what: str,  # the part's function, for the message
@@ -237,7 +242,7 @@ def check_memory_device(
     check_device(device)
     return kind
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #b5e5b99c
 def _max_rss_bytes() -> int:
     "The process's peak RSS over its life, in bytes (`ru_maxrss`)."
     unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes, else KiB
@@ -293,7 +298,7 @@ def _skip_note(path: str, T: int, H: int, esize: int, max_T: int, device) -> str
         return ""
     return f"skipped: needs ~{need / 2**30:.1f} GiB, {avail / 2**30:.1f} GiB available"
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #3ec60f20
 def _peak_point(path, T, D, H, device, dtype, subprocess_per_point) -> int:
     """`peak_forward_bytes` of one point: in a fresh Python process (CPU,
     `subprocess_per_point`), else in this one."""
@@ -317,7 +322,7 @@ def _growth(rows: list, path: str) -> tuple | None:  # (ratio, earlier T, later 
         return None
     return pts[-1][1] / pts[-2][1], pts[-2][0], pts[-1][0]
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #ae7b97cb
 def bench_memory(
     Ts=(1024, 2048, 4096, 8192, 16384),  # sequence lengths, B=1
     D: int = 768,
@@ -397,7 +402,7 @@ SPEED_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #cfced38b
 def _best_other(rows: dict) -> tuple:  # (ratio, text), or None without another
     "Ours fast's median over the fastest other implementation's, with that one's name."
     others = {n: r["median"] for n, r in rows.items() if not n.startswith("ours")}
@@ -456,7 +461,7 @@ def _speed_lead(sp: dict) -> str:
         f"max |Δ|: the largest difference from ours fast's output."
     )
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #25fae4d7
 _SPEED_HEAD = [
     "implementation",
     "fwd ms",
@@ -495,7 +500,7 @@ def _speed_md(sp: dict, ok: bool) -> list:
         ]
     return L
 
-
+# %% ../../nbs/11f_bench_forward.ipynb #6c791b50
 SPEED_PART = Benchmark(
     name="speed",
     measures="forward and forward+backward of every implementation, side by side, "

@@ -122,7 +122,7 @@ def part_load(part: str, a: dict, b: dict, samples: list, threads: int) -> dict:
         part=part, others=others_busy(a, b), oversubscribed=over, windows=len(s)
     )
 
-
+# %% ../../nbs/11d_bench_load.ipynb #4626f385
 _SHARED = (
     "so other jobs shared the cores and the timings are inflated by an unknown "
     "amount; ratios to the GEMM floor and the fitted decode slope are left out "
@@ -158,7 +158,7 @@ def _by_cpu_time(parts: list, threads: int, cpus: int) -> tuple:  # (verdict, se
         return False, f"UNRELIABLE: {what}, {_SHARED}"
     return True, f"{what}: the CPUs were not oversubscribed"
 
-
+# %% ../../nbs/11d_bench_load.ipynb #363d1230
 def _by_load_average(load: dict, threads: int, cores: int) -> tuple:
     "The verdict from the load averages, before the run and during it."
     if load["start"] is None:
@@ -177,7 +177,7 @@ def _by_load_average(load: dict, threads: int, cores: int) -> tuple:
         return False, f"UNRELIABLE: {what}, {_SHARED}"
     return True, f"{what}: the cores were not oversubscribed"
 
-
+# %% ../../nbs/11d_bench_load.ipynb #24482677
 def reliability(
     load: dict,  # 'start', 'samples', 'cpus', 'parts'
     threads: int,  # this run's torch threads

@@ -55,7 +55,7 @@ def _mistral(B, D, H, T, window, rope_theta, device, dtype):
 
     return call
 
-
+# %% ../../nbs/11h_bench_long.ipynb #2a537010
 def long_call(
     impl: str,  # 'ours' or 'hf_mistral'
     T: int,  # sequence length
@@ -124,7 +124,7 @@ def _hf_unavailable() -> str | None:
         return "transformers is not installed"
     return None
 
-
+# %% ../../nbs/11h_bench_long.ipynb #fbfdfe69
 def _long_ratios(
     calls: dict, window: int, T0: int, T1: int, padded: str, unpadded: str
 ):
@@ -153,7 +153,20 @@ def _long_ratios(
         ratios["hf_mistral_to_ours"] = hf / ours
     return ratios
 
+# %% ../../nbs/11h_bench_long.ipynb #0f0f7384
+def _long_point(calls: dict, name: str, fresh: bool, threads: int, log, **kw):
+    """`long_call(**kw)` into `calls[name]`: in a fresh process with `threads` torch
+    threads when `fresh`, else in this one; its time and peak logged."""
+    calls[name] = (
+        in_fresh_process(long_call, threads, **kw) if fresh else long_call(**kw)
+    )
+    peak = calls[name]["peak"]
+    log(
+        f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
+        f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}"
+    )
 
+# %% ../../nbs/11h_bench_long.ipynb #e26d5ab7
 def bench_long(
     Ts=(16384, 32768),  # windowed lengths; causal runs at the longest
     window: int = 1024,
@@ -183,14 +196,7 @@ def bench_long(
 
     def point(name, **kw):
         kw = dict(D=D, H=H, runs=runs, device=str(device), dtype=dtype, **kw)
-        calls[name] = (
-            in_fresh_process(long_call, th, **kw) if fresh else long_call(**kw)
-        )
-        peak = calls[name]["peak"]
-        log(
-            f"long {name:34s}: {calls[name]['seconds']:7.2f} s, "
-            f"peak {'—' if peak is None else f'{peak / 2**20:.0f} MiB'}"
-        )
+        _long_point(calls, name, fresh, th, log, **kw)
 
     point(f"causal T={T1}", impl="ours", T=T1)
     for T in Ts:
@@ -275,7 +281,7 @@ LONG_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/11h_bench_long.ipynb #5129e7aa
 def _long_metrics(lg: dict, ok: bool) -> dict:
     r, W, T0, T1 = lg["ratios"], lg["window"], lg["Ts"][0], lg["Ts"][-1]
     pad = f"pads={lg['pads']},B={lg['B_pad']},T={lg['pad_T']}"
@@ -300,7 +306,7 @@ def _long_metrics(lg: dict, ok: bool) -> dict:
         )
     return m
 
-
+# %% ../../nbs/11h_bench_long.ipynb #8fd233ec
 def _how_measured(lg: dict) -> str:
     "Where the calls ran and whose peak the report shows, by the part's device."
     if lg["device"].startswith("cuda"):

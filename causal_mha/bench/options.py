@@ -117,7 +117,7 @@ def check_parts(
         raise ValueError(f"parts must name at least one of {known}, got none")
     return tuple(parts)
 
-
+# %% ../../nbs/11b_bench_options.ipynb #034c1f71
 def _check_cuda(device: str, dev: torch.device):
     "Raise a `ValueError` unless this machine has the CUDA device `dev`."
     if not torch.cuda.is_available():
@@ -147,7 +147,7 @@ def check_device(
         _check_cuda(device, dev)
     return str(dev)
 
-
+# %% ../../nbs/11b_bench_options.ipynb #0000d122
 def check_threads(
     threads: int = None,  # torch threads; None: the usable cores
 ) -> int:  # the thread count
@@ -165,7 +165,7 @@ def check_threads(
         )
     return threads
 
-
+# %% ../../nbs/11b_bench_options.ipynb #17068506
 def check_options(
     device="cpu",  # 'cpu', 'cuda' or 'cuda:N'
     dtype="fp32",  # a floating torch dtype or a name from `DTYPES`

@@ -290,7 +290,7 @@ def _time_layer(m, x, pid, runs: int, log) -> dict:
         log(f"packed {what:6} {mode:7}: medians {medians}; per round / causal {ratios}")
     return out
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #e906592e
 def _memory_points(mem_Ts, doc_len: int, D: int, H: int, dtype, device, fresh, log):
     """A row per length of `mem_Ts`: the peak of the causal and the packed row, and the
     bytes of a dense `[T, T]` bool mask; each point in a fresh process with `fresh`."""
@@ -309,7 +309,7 @@ def _memory_points(mem_Ts, doc_len: int, D: int, H: int, dtype, device, fresh, l
         rows.append(row)
     return rows
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #412b5030
 def _hf_row(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device, log) -> dict:
     """The Hugging Face Llama's comparison on a packed row, with its settings; or
     {'unavailable': why} without transformers."""
@@ -330,7 +330,44 @@ def _hf_row(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device, log) -> dict:
         )
     return r
 
+# %% ../../nbs/11l_bench_packed.ipynb #0e6b76f0
+def _check_points(mem_Ts, doc_len: int, runs: int) -> None:
+    """Raise a `ValueError` unless each of `mem_Ts` is a row of documents of `doc_len`
+    and `runs` is an int >= 1."""
+    for T_ in mem_Ts:
+        _check_row(T_, doc_len, "each of mem_Ts")
+    check_int("runs", runs, 1)
 
+# %% ../../nbs/11l_bench_packed.ipynb #ca2744d7
+def _hf_sizes(hf: bool, hf_model, hf_T: int, hf_doc_len: int, hf_runs: int) -> dict:
+    "The Llama's sizes (None: `HF_MODEL`), with `hf` after checking its settings."
+    sizes = HF_MODEL if hf_model is None else hf_model
+    if hf:
+        _check_hf_settings(hf_T, hf_doc_len, hf_runs, sizes)
+    return sizes
+
+# %% ../../nbs/11l_bench_packed.ipynb #2b143a66
+def _packed_settings(T: int, doc_len: int, D: int, H: int, device, dtype, runs) -> dict:
+    """The part's settings, with `flops`: the layer's FLOPs packed / causal
+    (`flop_ratio`) and the documents' share of the row's query-key pairs."""
+    n_docs = T // doc_len
+    return dict(
+        T=T,
+        doc_len=doc_len,
+        n_docs=n_docs,
+        D=D,
+        H=H,
+        device=str(device),
+        dtype=dtype_name(dtype),
+        runs=runs,
+        threads=torch.get_num_threads(),
+        flops=dict(
+            layer=flop_ratio(T, doc_len, D),
+            pairs=n_docs * doc_len * (doc_len + 1) / (T * (T + 1)),
+        ),
+    )
+
+# %% ../../nbs/11l_bench_packed.ipynb #68e4bd9b
 def bench_packed(
     T: int = 16384,  # tokens in the layer's packed row
     doc_len: int = 2048,  # tokens per document there
@@ -351,22 +388,6 @@ def bench_packed(
 ) -> dict:  # settings, timings, memory points, the models' comparison
     """The benchmark's `packed` part: a packed row against the same row as one causal
     sequence, side by side.
-
-    Times one `Attention` layer (`D`, `H`) and `attend` alone on its queries, keys and
-    values, forward and forward + backward, on `T` tokens as documents of `doc_len`
-    (`position_ids`) against the causal row (`side_by_side`, `runs` rounds each), with
-    the kernel alone on the documents as one batch beside `attend`; the largest
-    difference of the packed output from each document run alone; the peak memory of the
-    layer's forward and backward at each length of `mem_Ts` (rows of documents of
-    `doc_len`; `packed_peak`, on the CPU each in a fresh process with
-    `subprocess_per_point`), packed and causal, beside the bytes of a dense `[T, T]`
-    bool mask; and with `hf` (when transformers is installed), a random Llama
-    (`HF_MODEL`) swapped (`swap_attention`) against the original on `hf_T` tokens (at
-    least `PACKED_MIN`) packed by `DataCollatorWithFlattening` in documents of
-    `hf_doc_len`: the forward (`use_cache=False`) and a training step (forward and
-    backward of the loss on the collator's labels), `hf_runs` rounds each, with the
-    logits and the loss compared. Everything runs on `device`, the CPU or a CUDA
-    device.
 
     Returns:
         the settings; `flops`: 'layer', the layer's matmul FLOPs packed / causal, and
@@ -390,31 +411,13 @@ def bench_packed(
     dtype = as_dtype(dtype)
     log = log or (lambda s: None)
     check_width(D, H)
-    pid, n_docs = packed_position_ids(T, doc_len).to(device), T // doc_len
-    for T_ in mem_Ts:
-        _check_row(T_, doc_len, "each of mem_Ts")
-    check_int("runs", runs, 1)
-    sizes = HF_MODEL if hf_model is None else hf_model
-    if hf:
-        _check_hf_settings(hf_T, hf_doc_len, hf_runs, sizes)
+    pid = packed_position_ids(T, doc_len).to(device)
+    _check_points(mem_Ts, doc_len, runs)
+    sizes = _hf_sizes(hf, hf_model, hf_T, hf_doc_len, hf_runs)
     torch.manual_seed(seed)
     m = Attention(D, H, T, dtype=dtype).to(device)
     x = torch.randn(1, T, D, dtype=dtype).to(device)
-    out = dict(
-        T=T,
-        doc_len=doc_len,
-        n_docs=n_docs,
-        D=D,
-        H=H,
-        device=str(device),
-        dtype=dtype_name(dtype),
-        runs=runs,
-        threads=torch.get_num_threads(),
-        flops=dict(
-            layer=flop_ratio(T, doc_len, D),
-            pairs=n_docs * doc_len * (doc_len + 1) / (T * (T + 1)),
-        ),
-    )
+    out = _packed_settings(T, doc_len, D, H, device, dtype, runs)
     out |= _time_layer(m, x, pid, runs, log)
     out["alone_diff"] = _alone_diff(m, x, doc_len)
     out["memory"] = _memory_points(mem_Ts, doc_len, D, H, dtype, device, fresh, log)
@@ -423,7 +426,7 @@ def bench_packed(
         out["hf"] = _hf_row(hf_T, hf_doc_len, hf_runs, sizes, dtype, seed, device, log)
     return out
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #673af200
 document(bench_packed)
 
 for _f in (packed_position_ids, flop_ratio, side_by_side, packed_peak):
@@ -434,7 +437,7 @@ _CPU_ROUTE = (
     "a CPU target: the documents' route is built for CPU kernels, and on a GPU the "
     "causal row's flash kernel is the fast one"
 )
-PACKED_TARGETS = (
+_LAYER_TARGETS = (
     Target(
         "packed layer ({at}): forward time {op} {threshold}x the causal row's "
         "(ideal 0.125)",
@@ -476,6 +479,10 @@ PACKED_TARGETS = (
         1.5,
         timing=False,
     ),
+)
+
+# %% ../../nbs/11l_bench_packed.ipynb #3d0f8274
+_LLAMA_TARGETS = (
     Target(
         "swapped Llama on a packed row ({at}): forward time {op} {threshold}x the "
         "original's",
@@ -508,8 +515,9 @@ PACKED_TARGETS = (
         timing=False,
     ),
 )
+PACKED_TARGETS = _LAYER_TARGETS + _LLAMA_TARGETS
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #ddab8165
 def _round_ratio(r: dict, side: str) -> tuple:  # (ratio, text)
     "The median of the rounds' ratios of `side` to the reference, with its quartiles."
     q = r["ratios"][side]
@@ -531,7 +539,7 @@ def _peak_metrics(pts: list) -> dict:
         m[f"packed_peak_to_causal@T={pts[-1]['T']}"] = (r, f"{r:.2f}x")
     return m
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #fc2dec8c
 def _hf_metrics(hf: dict | None) -> dict:
     "The swapped Llama's ratios and differences, where the part measured it."
     if not hf or hf.get("unavailable"):
@@ -573,7 +581,7 @@ def _ratio_cells(r, ref, side, scale=1.0, fmt=fmt_ms):
 
 _SIDE_BY_SIDE = ["ratio of the medians", "per round (quartiles)"]
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #e8349436
 def _layer_md(pk: dict) -> list:
     "The lead and table of the layer, `attend` and the kernel alone."
     n, fl = pk["layer"]["fwd"]["times"]["causal"]["n"], pk["flops"]
@@ -611,7 +619,7 @@ def _layer_md(pk: dict) -> list:
         "",
     ]
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #18742f42
 def _mib(b) -> str:
     return "—" if b is None else f"{b / 2**20:.0f}"
 
@@ -646,7 +654,7 @@ def _peaks_md(pk: dict) -> list:
     head = ["T", "causal", "packed", "packed / causal", "a [T, T] bool mask"]
     return L + md_table(head, rows)
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #b5c3bc01
 def _hf_md(pk: dict) -> list:
     "The swapped Llama's lead, table and agreement, or why it was not measured."
     hf = pk["hf"]
@@ -686,7 +694,7 @@ def _hf_md(pk: dict) -> list:
         f"{lo['original']:.6f} (original) and {lo['swapped']:.6f} (swapped).",
     ]
 
-
+# %% ../../nbs/11l_bench_packed.ipynb #bd3240ac
 def _packed_md(pk: dict, ok: bool) -> list:
     return _layer_md(pk) + _peaks_md(pk) + _hf_md(pk)
 

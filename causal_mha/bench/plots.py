@@ -24,7 +24,7 @@ def require_matplotlib():
         ) from None
     return Figure
 
-
+# %% ../../nbs/11k_bench_plots.ipynb #f558472f
 DPI = 72  # inches x DPI = CSS px on a page; a PNG has twice the pixels
 FONT = 12  # points (one CSS px each at DPI): ticks, axis labels, legends; titles +1
 WIDTH = 9.375  # inches: 675 CSS px, the site's text column
@@ -56,7 +56,7 @@ def _style(ax, title, xlabel, ylabel):
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=FONT)
 
-
+# %% ../../nbs/11k_bench_plots.ipynb #33e00dd7
 def _speed(sp, Figure):
     names = list(sp["fwd"])
     fig = Figure(figsize=(WIDTH, 0.42 * len(names) + 1.6), dpi=DPI)
@@ -72,7 +72,7 @@ def _speed(sp, Figure):
     axs[0].invert_yaxis()
     return fig
 
-
+# %% ../../nbs/11k_bench_plots.ipynb #44402e21
 def _decode(dc, Figure):
     fig = Figure(figsize=(WIDTH, 4), dpi=DPI)
     ax = fig.subplots()
@@ -106,7 +106,7 @@ def _memory(mm, Figure):
     _style(ax, "peak memory of one forward (B=1)", "T", "peak extra MiB")
     return fig
 
-
+# %% ../../nbs/11k_bench_plots.ipynb #f40bb066
 def _variants(vr, Figure):
     if not vr["rows"]:
         return None
@@ -130,7 +130,7 @@ def _variants(vr, Figure):
     axs[1].get_legend().remove()  # one legend: the same lines
     return fig
 
-
+# %% ../../nbs/11k_bench_plots.ipynb #823dea67
 def plot_results(
     res: dict,  # a `run_benchmarks` result, or one read by `load_results`
     dirname: str = None,  # write PNGs here; None: return the figures

@@ -54,7 +54,7 @@ def _check_parts(res: dict, what: str):
                 f"{what} lists part {p!r} but holds no result for it (parts: {known})"
             )
 
-
+# %% ../../nbs/11j_bench_report.ipynb #7464e13a
 def check_result(res, what="res", schemas=(SCHEMA,)):
     """Raise a `ValueError` naming the first missing or mistyped field unless `res` is a
     `run_benchmarks` result."""
@@ -75,7 +75,7 @@ def check_result(res, what="res", schemas=(SCHEMA,)):
     _check_parts(res, what)
     return res
 
-
+# %% ../../nbs/11j_bench_report.ipynb #36e80988
 def _from_schema_1(res: dict) -> dict:
     """A schema-1 result in schema 2: the decode-vs-bare rows moved to the decode part,
     the targets judged again."""
@@ -138,7 +138,7 @@ def md_table(head: list, rows: list) -> list:
         "| " + " | ".join(r) + " |" for r in rows
     ]
 
-
+# %% ../../nbs/11j_bench_report.ipynb #8a28937e
 def _targets_md(targets: list) -> list:
     def met(t):
         return t["why"] if t["met"] is None else "yes" if t["met"] else "NO"
@@ -170,7 +170,7 @@ def _head_md(res: dict) -> list:
         "",
     ]
 
-
+# %% ../../nbs/11j_bench_report.ipynb #b75405ab
 def _shown_parts(res: dict, parts) -> list:
     "The parts of `res` the report shows: every one it holds, or those of `parts`."
     table = benchmarks()

@@ -71,7 +71,7 @@ def _name(t: Target, key: str, bound) -> str:
     at = key.partition("@")[2].replace("*", "every setting measured")
     return t.name.format(op=t.op, threshold=f"{shown:g}", at=at)
 
-
+# %% ../../nbs/11i_bench_targets.ipynb #940c471d
 def _not_measured(t: Target, found: dict) -> str:
     "Why a target found no metric, and at which settings its part measured it."
     base = t.metric.partition("@")[0]
@@ -90,7 +90,7 @@ def _verdict(t: Target, value, bound, ok: bool, device: str) -> tuple:  # (met, 
         return None, "not judged: unreliable run"
     return bool(_OPS[t.op](value, bound)), None
 
-
+# %% ../../nbs/11i_bench_targets.ipynb #11711585
 def _judge_target(t: Target, part: str, found: dict, res: dict) -> list:
     "The rows of one target: one per metric it matches, or one that says why none."
     device = res.get("device", "cpu").partition(":")[0]

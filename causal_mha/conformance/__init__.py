@@ -89,7 +89,7 @@ def _table(m, x: Tensor) -> tuple:
     "The module's rotary table at positions 0..T-1 of `x`: (cos, sin)."
     return m.rotary(torch.arange(x.shape[1], device=x.device), x.dtype)
 
-
+# %% ../../nbs/19_conformance.ipynb #0c4a00f1
 def _attention_layout(m) -> Layout | None:
     if not _has(m, "qkv", "out_proj", ints=("n_heads",)):
         return None
@@ -115,7 +115,7 @@ def _attention_layout(m) -> Layout | None:
         heads, out, scale, getattr(m, "softcap", None), getattr(m, "sinks", None)
     )
 
-
+# %% ../../nbs/19_conformance.ipynb #09980983
 _LATENT = (
     "n_heads",
     "kv_lora_rank",
@@ -172,7 +172,7 @@ def _separate_layout(m) -> Layout | None:
         heads, nn.Identity() if out is None else partial(_linear, out), d**-0.5
     )
 
-
+# %% ../../nbs/19_conformance.ipynb #4e99b112
 def _heads_layout(m) -> Layout | None:
     heads = getattr(m, "heads", None)
     each = [_separate_layout(h) for h in heads or ()]
@@ -189,7 +189,7 @@ def _heads_layout(m) -> Layout | None:
         qkv, nn.Identity() if out is None else partial(_linear, out), each[0].scale
     )
 
-
+# %% ../../nbs/19_conformance.ipynb #da671246
 def _thirds(W: Tensor, b: Tensor | None, out, H: int) -> Layout:
     "One projection `W` whose rows are q | k | v, of H heads each; `out` after."
     d = W.shape[0] // 3 // H
@@ -207,7 +207,7 @@ def _fused_layout(m, qkv: str, out: str, heads: str) -> Layout | None:
     W, b = getattr(m, qkv).weight, getattr(m, qkv).bias
     return _thirds(W, b, partial(_linear, getattr(m, out)), getattr(m, heads))
 
-
+# %% ../../nbs/19_conformance.ipynb #d1463328
 def _plain_mha(s) -> bool:
     "`s` is an `nn.MultiheadAttention` of one width with no extra key and value."
     ok = isinstance(s, nn.MultiheadAttention) and s.in_proj_weight is not None
@@ -227,7 +227,7 @@ def _torch_mha_layout(m) -> Layout | None:
 
     return _thirds(inner.in_proj_weight, inner.in_proj_bias, out, inner.num_heads)
 
-
+# %% ../../nbs/19_conformance.ipynb #ada0aa36
 LAYOUTS = {  # whose layout: its reader, in the order they are tried
     "Attention's": _attention_layout,
     "LatentAttention's": _latent_layout,
@@ -276,7 +276,7 @@ class Truth:
             out[b, real[b]] = row
         return out
 
-
+# %% ../../nbs/19_conformance.ipynb #c08aa6f0
 def _eager(model) -> tuple:
     "The model's copy with attn_implementation='eager' (itself if it runs 'eager')."
     original, impl = model, getattr(model.config, "_attn_implementation", None)
@@ -346,7 +346,7 @@ class CaseResult:
     note: str = ""  # where it failed, or why there is no verdict, or how it ran
     passed = property(lambda c: {"pass": True, "FAIL": False}.get(c.verdict))
 
-
+# %% ../../nbs/19_conformance.ipynb #c7fdea26
 @dataclass
 class AttentionReport:
     """What `verify_attention` found: one `CaseResult` per check, in the order they ran.
@@ -434,7 +434,7 @@ def _width(module) -> int | None:
             return v
     return getattr(getattr(module, "config", None), "hidden_size", None)
 
-
+# %% ../../nbs/19_conformance.ipynb #ecb8b3e5
 def _check_functions(s: Settings):
     for name in ("cache", "grad_cache", "reference"):
         f = getattr(s, name)
@@ -474,7 +474,7 @@ def _checked_dtypes(dtypes) -> tuple:
         )
     return tuple(dtypes)
 
-
+# %% ../../nbs/19_conformance.ipynb #c201fbd1
 def _fitted(module, params, hf: bool, s: Settings) -> Settings:
     "`s` against the module: its width, its length, its call."
     who, D = type(module).__name__, _width(module) if s.D is None else s.D
@@ -526,7 +526,7 @@ def _with_reference(r):
         )
     return r
 
-
+# %% ../../nbs/19_conformance.ipynb #522ede70
 _UNJUDGED = {  # a check that failed: why the checks that need it are not judged
     "determinism": "nondeterministic in eval",
     "batch": "a row's outputs depend on the rows beside it",
@@ -557,7 +557,7 @@ def _judged(table: dict, r, names: tuple | None) -> list:
             done[name] = _judge(name, check, r, done)
     return list(done.values())
 
-# %% ../../nbs/19_conformance.ipynb #0e28a009
+# %% ../../nbs/19_conformance.ipynb #bf5eab36
 def verify_attention(
     module: nn.Module,  # the attention to check (a float64 copy runs)
     *,
@@ -576,16 +576,6 @@ def verify_attention(
     seed: int = 0,  # seed of the random inputs
 ) -> AttentionReport:
     """Check causal self-attention `module` against a truth, check by check.
-
-    The checks: 'determinism', 'batch', 'causal', 'pads causal', 'window', 'values',
-    'left pad', 'right pad', 'decode', 'chunked', 'padded decode', 'gradients',
-    'gradcheck', 'gradcheck cache', 'undo mask', 'undo overflow', 'undo error', one
-    per dtype. The truth: `reference`, a Hugging Face model's `eager` copy, or the
-    formula from the module's weights where its layout is known; without one, the
-    checks that need it are not checked. A check the module cannot take (no cache, no
-    mask...) is not applicable, with why. A float64 copy runs in eval mode; a Hugging
-    Face causal LM (by its duck type) gets random `inputs_embeds`, and its own
-    `DynamicCache` if `cache` is None.
 
     Returns:
         An `AttentionReport`: `passed`, `failures`, `not_applicable`, `unchecked`, a
@@ -624,7 +614,7 @@ def verify_attention(
     r = _started(module, hf, s)
     return AttentionReport(r.who, _judged(table, r, cases), time.perf_counter() - t0)
 
-
+# %% ../../nbs/19_conformance.ipynb #faea87d3
 @delegates(verify_attention)
 def assert_attention(
     module: nn.Module,  # the attention to check (a float64 copy runs)

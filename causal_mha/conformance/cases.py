@@ -51,7 +51,7 @@ class Settings:
     seed: int = 0  # seed of the random inputs
     find_truth: Callable | None = None  # finds the truth: verify_attention's
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #5e660084
 class Run:
     """The module under test (a float64 copy in eval mode), called as `Attention` is,
     and what every check reads: sizes, seeded inputs, the full pass, the truth."""
@@ -74,41 +74,6 @@ class Run:
         self.T, self.lengths, self.skipped = self.sizes(s.T, s.lengths)
         self.steps = [self.T // 2] + [1] * (self.T - self.T // 2)  # prefill, 1 a call
 
-    def declared_window(self, window: int | None) -> tuple:
-        "(window, layers it spans, why it is not judged): `window=`, or the attribute."
-        if window is None and type(getattr(self.module, "window", None)) is int:
-            window = self.module.window
-        why = "declares no window (attribute `window`, or window=)"
-        return window, 1, why if window is None else ""
-
-    def limit(self) -> tuple:
-        "(the longest sequence the module takes, what says so), or (None, '')."
-        L = getattr(self.module, "context_length", None)
-        return (L, "context_length") if type(L) is int else (None, "")
-
-    @property
-    def reach(self) -> int:
-        "How far back an output sees through the layers: L (window - 1) + 1."
-        return self.layers * (self.window - 1) + 1
-
-    def sizes(self, T: int, lengths: tuple) -> tuple:
-        "T (past the window's reach), the lengths run, and those past the limit."
-        L, _ = self.limit()
-        longest = max((T, *lengths)) if L is None else min(max((T, *lengths)), L)
-        if not self.window_why and self.reach + 3 > longest:
-            self.window_why = self.out_of_reach(longest)
-        T = T if self.window_why else max(T, self.reach + 3)
-        every = sorted({T, *lengths})
-        return T, [n for n in every if n <= longest], [n for n in every if n > longest]
-
-    def out_of_reach(self, longest: int) -> str:
-        "Why a window reaching past the longest sequence is not judged."
-        layers = f"{self.layers} layers of " if self.layers > 1 else ""
-        return (
-            f"{layers}window {self.window} reach {self.reach} positions, past the "
-            f"longest test sequence ({longest}): nothing lies outside"
-        )
-
     @cached_property
     def found(self) -> tuple:
         "(the `Truth`, '') or (None, why there is none), found once, when first asked."
@@ -127,6 +92,50 @@ class Run:
         self.x = self.rand(2, self.T).to(torch.bfloat16).double()
         self.full = self(self.x)
         return self
+
+# %% ../../nbs/19a_conformance_cases.ipynb #618946f0
+@patch
+def declared_window(self: Run, window: int | None) -> tuple:
+    "(window, layers it spans, why it is not judged): `window=`, or the attribute."
+    if window is None and type(getattr(self.module, "window", None)) is int:
+        window = self.module.window
+    why = "declares no window (attribute `window`, or window=)"
+    return window, 1, why if window is None else ""
+
+
+@patch
+def limit(self: Run) -> tuple:
+    "(the longest sequence the module takes, what says so), or (None, '')."
+    L = getattr(self.module, "context_length", None)
+    return (L, "context_length") if type(L) is int else (None, "")
+
+
+@patch(as_prop=True)
+def reach(self: Run) -> int:
+    "How far back an output sees through the layers: L (window - 1) + 1."
+    return self.layers * (self.window - 1) + 1
+
+
+@patch
+def sizes(self: Run, T: int, lengths: tuple) -> tuple:
+    "T (past the window's reach), the lengths run, and those past the limit."
+    L, _ = self.limit()
+    longest = max((T, *lengths)) if L is None else min(max((T, *lengths)), L)
+    if not self.window_why and self.reach + 3 > longest:
+        self.window_why = self.out_of_reach(longest)
+    T = T if self.window_why else max(T, self.reach + 3)
+    every = sorted({T, *lengths})
+    return T, [n for n in every if n <= longest], [n for n in every if n > longest]
+
+
+@patch
+def out_of_reach(self: Run, longest: int) -> str:
+    "Why a window reaching past the longest sequence is not judged."
+    layers = f"{self.layers} layers of " if self.layers > 1 else ""
+    return (
+        f"{layers}window {self.window} reach {self.reach} positions, past the "
+        f"longest test sequence ({longest}): nothing lies outside"
+    )
 
 # %% ../../nbs/19a_conformance_cases.ipynb #181e68c2
 @patch
@@ -155,7 +164,7 @@ def checked(self: Run, out, x: Tensor) -> Tensor:
         )
     return out
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #af887d66
 @patch
 def new_cache(self: Run, grad: bool = False):
     "A fresh cache from the caller's factory (for gradients: `grad_cache`'s)."
@@ -178,7 +187,7 @@ def padded(self: Run, B: int = 2, T: int | None = None) -> Tensor:
     m[0, :2], m[1, T // 2 + 1 :] = False, False
     return m
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #b430c0e6
 @patch
 def tol(self: Run, ref: Tensor, eps: float = EPS64) -> float:
     "`float64_eps` units of `eps` (the truth's rounding) times the largest |ref|, >= 1."
@@ -203,7 +212,7 @@ def compare(
     where = f"first at position {first}; (row, position) {over[:4]}"
     return False, worst, tol, f"{symptom} {worst:.2g}, {where}"
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #fa05ca5c
 @patch
 def cached(self: Run, x: Tensor, sizes, mask=None, cache=None) -> Tensor:
     "The outputs of `x` fed in blocks of `sizes` through one cache (a fresh one)."
@@ -273,7 +282,7 @@ class HFRun(Run):
         "The model's cache, and the mask of the positions it holds (None: no padding)."
         return SimpleNamespace(kv=super().new_cache(grad), mask=None)
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #e320145f
 def _need_cache(r):
     _need(r.takes_cache, "forward takes no cache")
     _need(r.factory is not None, "no cache factory given (cache=)")
@@ -344,7 +353,7 @@ def _found(flags: Tensor) -> list:
     "(row, i, j) of the True entries of `flags` [j, B, i], in order."
     return sorted((b, i, j) for j, b, i in flags.nonzero().tolist())
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #b37a5606
 def _skipped(r) -> str:
     L, what = r.limit()
     return f"lengths {r.skipped} not run: past {what}={L}" if r.skipped else ""
@@ -362,7 +371,7 @@ def _causal(r) -> tuple:
             return False, worst, tol, f"{what}: (i, j) {pairs[:4]}"
     return True, worst, tol, _skipped(r)
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #cce0a5da
 _ROW_IJ = "(row, i, j)"
 
 
@@ -428,7 +437,7 @@ def _values(r) -> tuple:
         worst = max(worst, d)
     return True, worst, tol, _skipped(r)
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #da1dbaec
 def _pad_case(r, left: bool) -> tuple:
     "A row of T - 2 positions and 2 pads, beside an unpadded row, each against itself."
     _need_mask(r)
@@ -450,7 +459,7 @@ def _left_pad(r) -> tuple:
 def _right_pad(r) -> tuple:
     return _pad_case(r, left=False)
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #0d5a6aa7
 def _decode(r) -> tuple:
     _need_cache(r)
     what = "decoding differs from the full pass by"
@@ -510,7 +519,7 @@ def _gradients(r) -> tuple:
             return False, d, tol_p, f"d loss / d {name} is off the truth's by {d:.2g}"
     return True, worst, tol, ""
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #d60dcd70
 def _slope(f, x: Tensor, u: Tensor, v: Tensor, h: float) -> float:
     "v . (f(x + h u) - f(x - h u)) / 2h: the derivative of v . f along u, numerically."
     return ((f(x + h * u) - f(x - h * u)) * v).sum().item() / (2 * h)
@@ -542,7 +551,7 @@ def _gradcheck(r, f, x: Tensor) -> tuple:
     found += f", finite differences give {numeric:.6g}" + f"; {note}" * bool(note)
     return False, err, rtol, found
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #1a8979ac
 def _gradcheck_padded(r) -> tuple:
     real = r.padded(2, 5) if r.takes_mask else None
 
@@ -584,7 +593,7 @@ def _undo(r, bad_call) -> tuple:
     what = "decoding after the failed call differs from decoding without it by"
     return r.compare(torch.cat((first, rest), 1), r.decoded, symptom=what)
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #81a49eb2
 def _undo_mask(r) -> tuple:
     _need_cache(r)
     _need_mask(r)
@@ -601,7 +610,7 @@ def _undo_overflow(r) -> tuple:
     _need(isinstance(L, int), "declares no context_length")
     return _undo(r, lambda c: r(r.rand(2, L - r.T // 2 + 1), c))
 
-
+# %% ../../nbs/19a_conformance_cases.ipynb #cbf21d75
 def _undo_error(r) -> tuple:
     _need_cache(r)
     order, m = [], r.module  # the last leaf submodule to run
