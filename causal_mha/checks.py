@@ -223,19 +223,39 @@ def _report(pos_diff, fut_grad, nonfinite, atol, shapes, n_future, note):
         max_diff, max_grad, ok, leaks, nonfinite, *shapes, n_future, note
     )
 
+# %% ../nbs/05_causality_check.ipynb #13c2693a
+def _measure(module, x, bump, P: int, gen, *, dtype, train, seed, same_rng, grad):
+    """Both passes on the prepared module: how far each prefix position moved, the
+    largest gradient reaching it from the future (None without `grad`), the positions
+    with a non-finite output, and the output's shape."""
+    prep = _Prepared(module, dtype, train)
+    with prep as m:
+        x = x.to(prep.device, prep.run_dtype)
+        bump = bump.to(prep.device, prep.run_dtype)
+        run = _runner(m, seed, same_rng, prep.device)
+        with torch.no_grad():
+            y, y2 = run(x), run(x + bump)  # [B, T, D'] each
+        bad = ~(torch.isfinite(y) & torch.isfinite(y2))  # [B, T, D']
+        nonfinite = bad.any(-1).any(0).nonzero().flatten().tolist()
+        # [P]: largest change of each prefix position
+        pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))
+        # [P, T] -> [P]
+        fut_grad = _grad_matrix(run, x, P, gen)[:, P:].amax(-1) if grad else None
+    return pos_diff, fut_grad, nonfinite, tuple(y.shape)
+
 # %% ../nbs/05_causality_check.ipynb #6f848c60
 def verify_causal(
     module: nn.Module,  # any module mapping [B, T, D] -> [B, T, D']
     B: int = 2,  # batch size of the random input
-    T: int = 6,  # sequence length
+    T: int = 6,  # sequence length, >= 2
     D: int = 12,  # input width the module expects
-    n_future: int = 2,  # perturb the last n_future positions
+    n_future: int = 2,  # perturb the last n_future (1..T-1), compare the rest
     scale: float = 1e3,  # size of the perturbation added to the future
-    seed: int = 0,  # seed of a private generator
-    dtype: torch.dtype | None = torch.float64,  # run a deep copy in this dtype
+    seed: int = 0,  # seed of a private generator: input, perturbation, loss weights
+    dtype: torch.dtype | None = torch.float64,  # a deep copy in it; None: as it is
     grad: bool = True,  # also run the gradient form
-    atol: float = 0.0,  # largest difference and gradient still accepted
-    strict: bool = False,  # raise AssertionError instead of returning
+    atol: float = 0.0,  # largest difference and gradient accepted (0: exact)
+    strict: bool = False,  # raise AssertionError naming the leaks, not return
     train: bool = False,  # run in train mode (dropout on)
     same_rng: bool = False,  # with train=True: same dropout masks both passes
 ) -> CausalityReport:
@@ -248,28 +268,6 @@ def verify_causal(
     `grad`, it also backpropagates a random loss on those outputs and measures the
     gradient that reaches the future inputs. Eval mode by default, on a deep copy in
     `dtype`: the module itself is not changed.
-
-    Args:
-        module: any `nn.Module` mapping `[B, T, D]` to `[B, T, D']` (one tensor).
-        B: batch size of the random input. Default 2.
-        T: sequence length, >= 2. Default 6.
-        D: input width the module expects. Default 12.
-        n_future: perturb the last `n_future` positions (1..T-1), compare the first
-            `T - n_future`. Default 2.
-        scale: size of the perturbation added to the future. Default 1e3.
-        seed: seed of a private generator for the input, perturbation and loss
-            weights. Default 0.
-        dtype: run a deep copy in this floating dtype; None runs the module as it is.
-            Default torch.float64.
-        grad: also run the gradient form. Default True.
-        atol: largest prefix difference and future gradient still accepted.
-            Default 0.0 (exact).
-        strict: raise `AssertionError` naming the leaking positions instead of
-            returning. Default False.
-        train: run in train mode (dropout on); only to show how randomness confounds
-            the check. Default False.
-        same_rng: with `train=True`, reseed before each pass so both draw the same
-            dropout masks. Default False.
 
     Returns:
         A `CausalityReport`: `passed`, `max_prefix_diff`, `max_future_grad`, the
@@ -296,21 +294,10 @@ def verify_causal(
     P = T - n_future  # the prefix: positions 0..P-1 are compared
     gen = torch.Generator().manual_seed(seed)
     x, bump = _perturbed_input(B, T, D, n_future, scale, gen)
-    prep = _Prepared(module, dtype, train)
-    with prep as m:
-        x = x.to(prep.device, prep.run_dtype)
-        bump = bump.to(prep.device, prep.run_dtype)
-        run = _runner(m, seed, same_rng, prep.device)
-        with torch.no_grad():
-            y, y2 = run(x), run(x + bump)  # [B, T, D'] each
-        bad = ~(torch.isfinite(y) & torch.isfinite(y2))  # [B, T, D']
-        nonfinite = bad.any(-1).any(0).nonzero().flatten().tolist()
-        # [P]: largest change of each prefix position
-        pos_diff = (y2 - y)[:, :P].abs().amax(dim=(0, 2))
-        # [P, T] -> [P]
-        fut_grad = _grad_matrix(run, x, P, gen)[:, P:].amax(-1) if grad else None
+    runs = dict(dtype=dtype, train=train, seed=seed, same_rng=same_rng, grad=grad)
+    pos_diff, fut_grad, nonfinite, out_shape = _measure(module, x, bump, P, gen, **runs)
     note = _TRAIN_NOTE if train and not same_rng else ""
-    shapes = ((B, T, D), tuple(y.shape))
+    shapes = ((B, T, D), out_shape)
     res = _report(pos_diff, fut_grad, nonfinite, atol, shapes, n_future, note)
     if strict and not res.passed:
         raise AssertionError(f"verify_causal: {res}")
