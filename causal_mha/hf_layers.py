@@ -334,7 +334,7 @@ def _check_call(
 def _is_bool(mask) -> bool:
     return isinstance(mask, Tensor) and mask.dtype == torch.bool
 
-
+# %% ../nbs/16_hf_layers.ipynb #fd4492c9
 def _check_kernel(impl: str):
     "The model's attention implementation is one whose masks the adapters read."
     if impl not in _KERNELS:
@@ -361,7 +361,7 @@ def _check_outputs(config, encoder_hidden_states, output_attentions):
             "model for them"
         )
 
-
+# %% ../nbs/16_hf_layers.ipynb #4556f8a9
 def _check_layer_idx(layer_idx):
     if isinstance(layer_idx, bool) or not isinstance(layer_idx, int) or layer_idx < 0:
         raise ValueError(
@@ -374,6 +374,13 @@ def _check_layer_idx(layer_idx):
 # the replaced layer's state_dict: Llama's q/k/v/o_proj (norms, sinks), GPT-2's Conv1D
 # c_attn/c_proj
 _LAYOUTS = ("llama", "gpt2")
+
+
+def _check_layout(layout):
+    "A state_dict layout the hooks below write and read, or None: Attention's own keys."
+    if layout not in _LAYOUTS + (None,):
+        raise ValueError(f"layout must be one of {_LAYOUTS} or None, got {layout!r}")
+    return layout
 
 
 def _save_layout(module, state_dict: dict, prefix: str, local_metadata):
@@ -492,19 +499,18 @@ class HFAttention(_Layer):
             raise TypeError(
                 f"attn must be a causal_mha.Attention, got {type(attn).__name__}"
             )
-        if layout not in _LAYOUTS + (None,):
-            raise ValueError(
-                f"layout must be one of {_LAYOUTS} or None, got {layout!r}"
-            )
+        self.layout = _check_layout(layout)
         self.attn, self.layer_idx = attn, _check_layer_idx(layer_idx)
-        self.config, self.layout = config, layout
+        self.config = config
         self.out_dropout = nn.Dropout(check_dropout(out_dropout, "out_dropout"))
         self.register_state_dict_post_hook(_save_layout)
         self.register_load_state_dict_pre_hook(_load_layout)
 
-    def extra_repr(self):
-        layout = f", layout={self.layout!r}" if self.layout else ""
-        return f"layer_idx={self.layer_idx}" + layout
+# %% ../nbs/16_hf_layers.ipynb #f5935347
+@patch
+def extra_repr(self: HFAttention):
+    layout = f", layout={self.layout!r}" if self.layout else ""
+    return f"layer_idx={self.layer_idx}" + layout
 
 # %% ../nbs/16_hf_layers.ipynb #c94c40cb
 @patch

@@ -491,7 +491,7 @@ def _compared(cell: Cell, models: Models, a, b, ids, more, names) -> tuple:
     ok, worst, _ = _judge16(a, b)
     return ok, worst
 
-
+# %% ../nbs/16b_hf_matrix.ipynb #6c771d37
 def run_cell(
     cell: Cell,  # the cell to run
     models: Models | None = None,  # the models to reuse (new ones if None)

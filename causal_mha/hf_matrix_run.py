@@ -28,7 +28,7 @@ def _versions() -> dict:
         causal_mha=causal_mha.__version__,
     )
 
-
+# %% ../nbs/16c_hf_matrix_run.ipynb #84dca59f
 def run_cells(
     cells: list,  # the `Cell`s to run
     backend: str = "eager",  # torch.compile's backend for mode 'compiled'
@@ -147,7 +147,7 @@ def _by_mode_and_dtype(rows: list) -> list:
         )
     return out
 
-
+# %% ../nbs/16c_hf_matrix_run.ipynb #9473ebb6
 def _failures(rows: list) -> list:
     "A table of the cells that failed or raised, with what differs; none without any."
     bad = [r for r in rows if r["verdict"] in ("fail", "error")]
@@ -178,7 +178,7 @@ def _totals(results: dict) -> str:
         f"{backend!r}; {results.get('date')}."
     )
 
-
+# %% ../nbs/16c_hf_matrix_run.ipynb #a85fbc2f
 def matrix_table(
     results: dict,  # what `run_cells` returned, or the JSON it was saved as
 ) -> str:  # markdown
@@ -227,7 +227,7 @@ def save_results(
     with open(path, "w") as f:
         f.write('{"cells": [\n' + cells + "\n],\n" + tail + "\n")
 
-
+# %% ../nbs/16c_hf_matrix_run.ipynb #c5b07d5f
 def _save(results: dict, path) -> str:
     "`results` written to `path`, or where that fails, to a new temporary file."
 
@@ -253,7 +253,7 @@ def _progress(done: int, total: int, r: dict):
             flush=True,
         )
 
-
+# %% ../nbs/16c_hf_matrix_run.ipynb #92e09136
 def main(
     argv: list | None = None,  # the command's arguments (None: sys.argv[1:])
 ) -> dict:  # what `run_cells` returned

@@ -5,6 +5,7 @@
 # %% ../../nbs/16a_hf_bench.ipynb #a330aded
 from __future__ import annotations
 import copy, statistics
+from functools import partial
 import torch
 from ..ground import check_int
 from ..sitedoc import document
@@ -70,6 +71,129 @@ def random_model(
     return cls(cfg).to(device=device, dtype=dtype).eval()
 
 # %% ../../nbs/16a_hf_bench.ipynb #1504391b
+def _side_by_side(original, swapped, run, agree, turns: int) -> dict:
+    """`run` of `original` and `swapped`, once untimed and compared by `agree`, then
+    timed in `turns` turns (original, then swapped): the medians, the median of the
+    turns' own ratios and its interquartile range."""
+    # warm (allocations, first calls), and compared
+    same = agree(run(original), run(swapped))
+    t = {"original": [], "swapped": []}
+    for _ in range(turns):
+        for side, m in (("original", original), ("swapped", swapped)):
+            t[side].append(time_once(lambda: run(m)) / 1e3)
+    # each turn's swapped / original
+    paired = [s / o for o, s in zip(t["original"], t["swapped"])]
+    q1, _, q3 = statistics.quantiles(paired, n=4) if turns > 1 else paired * 3
+    return {
+        "original_s": statistics.median(t["original"]),
+        "swapped_s": statistics.median(t["swapped"]),
+        "ratio": statistics.median(paired),
+        "ratio_iqr": (q1, q3),
+    } | same
+
+# %% ../../nbs/16a_hf_bench.ipynb #b3e9c74c
+def _random_ids(seed: int, device):
+    "A function of T: a [1, T] prompt of random ids, drawn from one seeded generator."
+    g = torch.Generator().manual_seed(seed)
+
+    def ids(T):
+        return torch.randint(1, 1000, (1, T), generator=g).to(device)
+
+    return ids
+
+
+def _last(x):
+    "A forward pass over `x` that keeps the last position's logits."
+    return lambda m: m(x, logits_to_keep=1)
+
+
+def _logits(a, b) -> dict:
+    "The largest difference of two forward passes' logits."
+    return {"logits_diff": (a.logits - b.logits).abs().max().item()}
+
+
+def _greedy(p, new_tokens: int):
+    "`generate` of exactly `new_tokens` greedy tokens after the prompt `p`."
+
+    def gen(m):
+        return m.generate(
+            p,
+            max_new_tokens=new_tokens,
+            min_new_tokens=new_tokens,
+            do_sample=False,
+        )
+
+    return gen
+
+
+def _tokens(a, b) -> dict:
+    "Whether two `generate` calls returned the same tokens."
+    return {"same_tokens": torch.equal(a, b)}
+
+# %% ../../nbs/16a_hf_bench.ipynb #80211fbe
+# the settings that count tokens or turns, checked in this order
+_LENGTHS = ("prefill", "prompt", "new_tokens", "window", "repeats", "long_repeats")
+_SIZES = ("d_model", "n_layers", "n_heads", "n_kv_heads", "vocab_size")
+
+
+def _check_speed(settings: dict):
+    "`settings` are ones `hf_speed` runs, or it raises, naming the first that is not."
+    for name in _LENGTHS:
+        check_int(name, settings[name], 1)
+    if settings["long"] is not None:
+        check_int("long", settings["long"], 1)
+    bad = [f for f in settings["families"] if f not in _TIMED]
+    if bad:
+        raise ValueError(
+            f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}"
+        )
+
+# %% ../../nbs/16a_hf_bench.ipynb #7542eae1
+def _pair(original) -> tuple:
+    "(`original`, its swapped copy)."
+    return original, swap_attention(copy.deepcopy(original))
+
+
+def _time_families(settings: dict, build, ids) -> dict:
+    """{part: {comparison: result}} of the three parts: prefill and generation for each
+    family, the windowed prefill where `long` is set. `build` makes an original."""
+    out = {"prefill": {}, "generate": {}, "windowed": {}}
+    repeats = settings["repeats"]
+    with torch.no_grad():
+        for fam in settings["families"]:
+            original, swapped = _pair(build(fam))
+            x = ids(settings["prefill"])
+            p = ids(settings["prompt"])
+            run = _last(x)
+            out["prefill"][fam] = _side_by_side(
+                original, swapped, run, _logits, repeats
+            )
+            gen = _greedy(p, settings["new_tokens"])
+            out["generate"][fam] = _side_by_side(
+                original, swapped, gen, _tokens, repeats
+            )
+        if settings["long"] is not None:
+            window = settings["window"]
+            original, swapped = _pair(build("Mistral", window=window))
+            x = ids(settings["long"])
+            turns = settings["long_repeats"]
+            out["windowed"][f"Mistral, window {window}"] = _side_by_side(
+                original, swapped, _last(x), _logits, turns
+            )
+    return out
+
+
+def _speed(settings: dict, dtype: torch.dtype, seed: int, device) -> dict:
+    "`hf_speed`'s run of `settings`, checked first: its parts, settings, load average."
+    _check_speed(settings)
+    settings = settings | {"families": tuple(settings["families"])}
+    sizes = {name: settings[name] for name in _SIZES}
+    build = partial(random_model, dtype=dtype, seed=seed, device=device, **sizes)
+    load = load_average()
+    out = _time_families(settings, build, _random_ids(seed, device))
+    return out | {"settings": settings, "load": (load, load_average())}
+
+# %% ../../nbs/16a_hf_bench.ipynb #6ea78542
 def hf_speed(
     families: tuple = _TIMED,  # the families to time
     prefill: int = 2048,  # prompt length of the prefill timing
@@ -88,24 +212,11 @@ def hf_speed(
     n_kv_heads: int = 2,  # the models' sizes
     vocab_size: int = 1024,  # small, so attention's share shows
 ) -> dict:  # {part: {family: {...}}, 'settings', 'load'}
-    """Time swapped models against their originals, side by side.
-
-    `families` names any of 'Llama', 'Mistral', 'Qwen3', 'Gemma 3', built at the models'
-    sizes `d_model`, `n_layers`, `n_heads`, `n_kv_heads` with a small vocabulary
-    (`vocab_size`), so the output layer does not hide attention's share. Three
-    comparisons: a forward pass over a `prefill`-token prompt (the logits of its last
-    position, as `generate` takes them), `generate` of `new_tokens` after a
-    `prompt`-token one (greedy, with the model's own cache), and with `long` (the prompt
-    length of the windowed prefill; None skips it), Mistral with a `window`-token window
-    over a `long`-token prompt. Each side runs once untimed, then `repeats` turns of one
-    run each (original, then swapped), under `torch.no_grad()`; the windowed prefill
-    runs `long_repeats` turns, since each takes seconds. `original_s` and `swapped_s`
-    are the medians of their times in seconds (their ratio is the ratio of medians);
+    """Time swapped models against their originals, side by side: a forward pass over a
+    `prefill`-token prompt, `generate` of `new_tokens` after a `prompt`-token one and,
+    with `long`, Mistral's windowed prefill; each side once untimed, then in turns.
     `ratio` is the median of the turns' own swapped / original (below 1: the swapped
-    model is faster) and `ratio_iqr` its interquartile range, the spread the machine's
-    noise leaves on one turn. The first runs' results are compared: the largest
-    difference of the last position's logits (`logits_diff`, float32 rounding: the two
-    sum in other orders) and whether the generated tokens are the same (`same_tokens`).
+    model is faster).
 
     Returns:
         prefill: {family: {'original_s', 'swapped_s', 'ratio', 'ratio_iqr',
@@ -121,88 +232,8 @@ def hf_speed(
         ValueError: a family hf_speed does not build, or a length that is not an
             int >= 1.
     """
-    lengths = dict(
-        prefill=prefill,
-        prompt=prompt,
-        new_tokens=new_tokens,
-        window=window,
-        repeats=repeats,
-        long_repeats=long_repeats,
-    )
-    for name, n in lengths.items():
-        check_int(name, n, 1)
-    if long is not None:
-        check_int("long", long, 1)
-    bad = [f for f in families if f not in _TIMED]
-    if bad:
-        raise ValueError(
-            f"families holds {bad[0]!r}: hf_speed times {', '.join(map(repr, _TIMED))}"
-        )
-    sizes = dict(
-        d_model=d_model,
-        n_layers=n_layers,
-        n_heads=n_heads,
-        n_kv_heads=n_kv_heads,
-        vocab_size=vocab_size,
-    )
-    load0, out = load_average(), {"prefill": {}, "generate": {}, "windowed": {}}
-    g = torch.Generator().manual_seed(seed)
-
-    def ids(T):
-        return torch.randint(1, 1000, (1, T), generator=g).to(device)
-
-    def side_by_side(original, swapped, run, agree, turns=repeats) -> dict:
-        # warm (allocations, first calls), and compared
-        same = agree(run(original), run(swapped))
-        t = {"original": [], "swapped": []}
-        for _ in range(turns):
-            for side, m in (("original", original), ("swapped", swapped)):
-                t[side].append(time_once(lambda: run(m)) / 1e3)
-        # each turn's swapped / original
-        paired = [s / o for o, s in zip(t["original"], t["swapped"])]
-        q1, _, q3 = statistics.quantiles(paired, n=4) if turns > 1 else paired * 3
-        return {
-            "original_s": statistics.median(t["original"]),
-            "swapped_s": statistics.median(t["swapped"]),
-            "ratio": statistics.median(paired),
-            "ratio_iqr": (q1, q3),
-        } | same
-
-    def logits(a, b):
-        return {"logits_diff": (a.logits - b.logits).abs().max().item()}
-
-    def tokens(a, b):
-        return {"same_tokens": torch.equal(a, b)}
-
-    def last(x):
-        return lambda m: m(x, logits_to_keep=1)
-
-    with torch.no_grad():
-        for fam in families:
-            original = random_model(fam, dtype=dtype, seed=seed, device=device, **sizes)
-            swapped = swap_attention(copy.deepcopy(original))
-            x, p = ids(prefill), ids(prompt)
-            out["prefill"][fam] = side_by_side(original, swapped, last(x), logits)
-
-            def gen(m):
-                return m.generate(
-                    p,
-                    max_new_tokens=new_tokens,
-                    min_new_tokens=new_tokens,
-                    do_sample=False,
-                )
-
-            out["generate"][fam] = side_by_side(original, swapped, gen, tokens)
-        if long is not None:
-            original = random_model(
-                "Mistral", window=window, dtype=dtype, seed=seed, device=device, **sizes
-            )
-            swapped, x = swap_attention(copy.deepcopy(original)), ids(long)
-            out["windowed"][f"Mistral, window {window}"] = side_by_side(
-                original, swapped, last(x), logits, long_repeats
-            )
-    out["settings"] = dict(
-        families=tuple(families),
+    settings = dict(
+        families=families,
         prefill=prefill,
         prompt=prompt,
         new_tokens=new_tokens,
@@ -213,10 +244,13 @@ def hf_speed(
         dtype=str(dtype),
         device=str(device),
         threads=torch.get_num_threads(),
-        **sizes,
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        n_kv_heads=n_kv_heads,
+        vocab_size=vocab_size,
     )
-    out["load"] = (load0, load_average())
-    return out
+    return _speed(settings, dtype, seed, device)
 
 # %% ../../nbs/16a_hf_bench.ipynb #e346820b
 def bench_hf(
@@ -291,7 +325,7 @@ HF_TARGETS = (
     ),
 )
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #c4505114
 def _turns_ratio(r: dict) -> tuple:  # (ratio, text)
     "The median of the turns' ratios, with their quartiles."
     q1, q3 = r["ratio_iqr"]
@@ -379,7 +413,7 @@ def _hf_md(hf: dict, ok: bool) -> list:
     ]
     return [_hf_lead(st, bool(hf["windowed"])), ""] + md_table(head, rows)
 
-
+# %% ../../nbs/16a_hf_bench.ipynb #3a991aba
 HF_PART = Benchmark(
     name="hf",
     measures="Hugging Face models swapped against their originals: prefill, "
