@@ -8,7 +8,7 @@ import re
 import sys
 
 flag = sys.argv[1]
-for p in sorted(pathlib.Path("nbs").glob("*.ipynb")):
+for p in sorted(pathlib.Path("nbs").rglob("*.ipynb")):
     for c in json.loads(p.read_text(encoding="utf-8"))["cells"]:
         head = re.match(r"(\s*#\s*\|.*\n?)*", "".join(c["source"])).group(0)
         if c["cell_type"] == "code" and re.search(

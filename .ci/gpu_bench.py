@@ -5,8 +5,8 @@ Usage: python .ci/gpu_bench.py --device cuda --dtype bf16 [--quick] [--json FILE
 
 import sys
 
-from causal_mha.bench.options import CPU_PARTS, PARTS
-from causal_mha.cli import causal_mha_bench
+from causal_mha.instruments.bench.options import CPU_PARTS, PARTS
+from causal_mha.instruments.cli import causal_mha_bench
 
 argv = sys.argv[1:]
 try:

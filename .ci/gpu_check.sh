@@ -4,7 +4,7 @@
 # Then one call of the device's run, from the repository root, carry [".whl"], timeout_s 330:
 #                bash .ci/gpu_check.sh
 # Within 5 minutes: installs the wheels into a temporary folder, runs `nbdev_test --flags cuda` on every notebook
-# that has a cuda cell, then the kernel routes' benchmark (causal_mha.kernels.bench_kernels) at the issue's sizes,
+# that has a cuda cell, then the kernel routes' benchmark (causal_mha.layer.kernels.bench_kernels) at the issue's sizes,
 # then `causal-mha-bench --device cuda` through its CLI function. Everything printed goes to $OUT (gpu_check.txt,
 # and one file per step); each step has its own time limit, so one that hangs leaves the others their time.
 set -uo pipefail
@@ -34,7 +34,7 @@ rc=${PIPESTATUS[0]}; echo "nbdev_test --flags cuda: exit $rc"; [ "$rc" -eq 0 ] |
 step "the kernel routes side by side at the issue's sizes (bfloat16)"
 timeout 80 python3 -c "
 import torch
-from causal_mha.kernels import bench_kernels
+from causal_mha.layer.kernels import bench_kernels
 bench_kernels('cuda', torch.bfloat16, backward=False)  # forward: every case
 bench_kernels('cuda', torch.bfloat16, cases=('window',))  # and the window's backward
 " 2>&1 | tee "$OUT/bench_kernels.txt"

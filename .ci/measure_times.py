@@ -56,7 +56,9 @@ def load_average():
 
 def machine():
     "What the times were measured on."
-    from causal_mha.bench.load import machine_info  # CPU model, cores, torch, Python
+    from causal_mha.instruments.bench.load import (
+        machine_info,
+    )  # CPU model, cores, torch, Python
 
     info = {
         k: v for k, v in machine_info("cpu").items() if k not in ("threads", "device")

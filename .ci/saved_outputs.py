@@ -215,7 +215,7 @@ def checked(paths):
 
 def main(args):
     paths = [Path(a).resolve() for a in args] or sorted(
-        p for p in NBS.glob("*.ipynb") if CHAPTER_RE.match(p.name)
+        p for p in NBS.rglob("*.ipynb") if CHAPTER_RE.match(p.name)
     )
     if not paths:
         print("saved outputs: no chapter pages found")

@@ -636,7 +636,7 @@ def check_anchors(s, name, m, ids):
 
 def check_labs(s, pg, name, m):
     "Each embedded lab: change an input inside the frame, compare with the Python twin; the frame's height settles."
-    from causal_mha.labs import attention_lab, dropout_lab, multihead_lab, fmt
+    from causal_mha.chapter.labs import attention_lab, dropout_lab, multihead_lab, fmt
 
     for k, lab in enumerate(m["labs"]):
         where = f"{name} lab {k + 1}"

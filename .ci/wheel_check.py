@@ -4,7 +4,7 @@ Run from the repository root:  python .ci/wheel_check.py
 - builds with `pip wheel -v --no-deps --use-pep517 .` (an isolated build with a current setuptools, which is where
   deprecation warnings show) from a copy of the working tree, so no stale build/ folder leaks into the wheel;
 - fails on any Python warning in the build log (`SomethingWarning:`), e.g. setuptools' deprecated `License ::`
-  classifier or "Package 'causal_mha.labs' is absent from the `packages` configuration";
+  classifier or "Package 'causal_mha.chapter.labs' is absent from the `packages` configuration";
 - lists the wheel and fails unless it holds every module of the package, every file that settings.ini's
   package_data globs match (the labs' HTML/CSS/JS, the shipped text), the console commands and the license.
 Prints what it found; exits 1 on a failure.
@@ -86,7 +86,7 @@ def main():
         for n in names:
             print("   ", n)
 
-        want = [p.relative_to(ROOT).as_posix() for p in (ROOT / LIB).glob("*.py")]
+        want = [p.relative_to(ROOT).as_posix() for p in (ROOT / LIB).rglob("*.py")]
         for g in cfg.get("package_data", "").split():
             want += [p.relative_to(ROOT).as_posix() for p in (ROOT / LIB).glob(g)]
         if not any("/labs/" in w and w.endswith(".html") for w in want):

@@ -1,6 +1,6 @@
-"""Multi-process checks of `causal_mha.context_parallel` (sequences split among gloo
-processes on the loopback interface, compared with one process): test scaffolding, not
-part of the library.
+"""Multi-process checks of `causal_mha.integrations.context_parallel` (sequences
+split among gloo processes on the loopback interface, compared with one process):
+test scaffolding, not part of the library.
 
 `torch.multiprocessing.spawn` starts fresh interpreters that import the workers by their
 module path, so they live in this file next to the notebooks (a notebook puts its folder
@@ -14,8 +14,12 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import Tensor
-from causal_mha.context_parallel import SequenceSplit, gather_sequence, shard_sequence
-from causal_mha.context_parallel import split_sequence
+from causal_mha.integrations.context_parallel import (
+    SequenceSplit,
+    gather_sequence,
+    shard_sequence,
+)
+from causal_mha.integrations.context_parallel import split_sequence
 
 
 def loopback():

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from causal_mha.ground import check_int
-from causal_mha.core import KVCache
-from causal_mha.parallel import qkv_rows, shard_heads
+from causal_mha.layer.core import KVCache
+from causal_mha.integrations.parallel import qkv_rows, shard_heads
 
 
 def loopback():

@@ -30,7 +30,9 @@ QUARTO_PROJECT_OUTPUT_DIR set; `python3 nbs/_post_render.py _docs nbs` also work
 built site. Standard library only.
 """
 
-import html, json, os, re, sys
+import html
+import os
+import json, re, sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -116,8 +118,11 @@ CHAPTER_RE = re.compile(r"^0[1-9][a-z]?_")  # the chapter's notebooks, as site_c
 
 
 def page_of(nb):
-    "nbdev's page for a notebook: `08_core.ipynb` -> `core.html` (as site_check's)."
-    return re.sub(r"^\d+[a-zA-Z0-9]*_", "", nb.lower()).rsplit(".", 1)[0] + ".html"
+    """nbdev's page for a notebook, in its folder: `layer/08_core.ipynb` ->
+    `layer/core.html` (as site_check's)."""
+    nb = Path(nb)
+    name = re.sub(r"^\d+[a-zA-Z0-9]*_", "", nb.name.lower()).rsplit(".", 1)[0] + ".html"
+    return (nb.parent / name).as_posix()
 
 
 def site_url(proj):
@@ -127,15 +132,17 @@ def site_url(proj):
     return m[1].rstrip("/") if m else None
 
 
-def local_links(text, site):
-    "A page whose links to the published site (`SITE/core.html#x`) are relative."
+def local_links(text, site, here="."):
+    """A page whose links to the published site (`SITE/layer/core.html#x`) are
+    relative to its folder `here` (relative to the site's root)."""
     if not site:
         return text
 
     def rel(m):
-        rest = m[2].lstrip("/")  # 'core.html#x', '' or '#x'
+        rest = m[2].lstrip("/")  # 'layer/core.html#x', '' or '#x'
         page = rest if rest and not rest.startswith("#") else "index.html" + rest
-        return m[1] + page + '"'
+        target, _, frag = page.partition("#")
+        return m[1] + os.path.relpath(target, here) + ("#" + frag if frag else "") + '"'
 
     return re.sub(rf'(<a\b[^>]*?\bhref="){re.escape(site)}((?:[/#][^"]*)?)"', rel, text)
 
@@ -162,7 +169,9 @@ def main(out_dir, proj="."):
     out, proj, docs, added, stripped = Path(out_dir), Path(proj), None, 0, 0
     site = site_url(proj) if (proj / "nbdev.yml").exists() else None
     chapter = {
-        page_of(nb.name) for nb in proj.glob("*.ipynb") if CHAPTER_RE.match(nb.name)
+        page_of(nb.relative_to(proj))
+        for nb in proj.rglob("*.ipynb")
+        if CHAPTER_RE.match(nb.name) and "_proc" not in nb.parts
     }
     relinked = folded = 0
     index = out / "search.json"
@@ -173,13 +182,14 @@ def main(out_dir, proj="."):
             if "?api=" not in d.get("href", "")
         ]
     by_page = {d["href"]: d for d in docs or [] if "#" not in d["href"]}
-    for page in sorted(out.glob("*.html")):
+    for page in sorted(out.rglob("*.html")):
         text = page.read_text(encoding="utf-8")
+        name = page.relative_to(out).as_posix()  # 'layer/core.html'
         new = drop_widget_scripts(text)
         stripped += new != text
-        new, was = local_links(new, site), new
+        new, was = local_links(new, site, page.parent.relative_to(out).as_posix()), new
         relinked += new != was
-        new, was = folds(new, page.name in chapter), new
+        new, was = folds(new, name in chapter), new
         folded += new != was
         if new != text:
             page.write_text(new, encoding="utf-8")
@@ -188,8 +198,8 @@ def main(out_dir, proj="."):
         for anchor, name, body in page_entries(text):
             if not anchor or not name:
                 continue
-            base = by_page.get(page.name, {})
-            href = f"{page.name}?api={anchor}#{anchor}"
+            base = by_page.get(name, {})
+            href = f"{name}?api={anchor}#{anchor}"
             docs.append(
                 {
                     "objectID": href,

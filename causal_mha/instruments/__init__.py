@@ -1,0 +1,1 @@
+"""What measures and judges: benchmarks, the conformance kit, the console commands."""

@@ -1,0 +1,1 @@
+"""Real models' attention swapped for ours: converters, Hugging Face, parallelism."""
