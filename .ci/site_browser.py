@@ -1,9 +1,10 @@
 """Read the built site in a browser, as a reader would: Playwright on Debian's Chromium.
 
 `_docs/` is served on 127.0.0.1. Run from the repository root after `nbdev_docs`:
-    python .ci/site_browser.py [--shots DIR] [--only PAGE.html ...]
-The pages are those nbs/sidebar.yml lists (new pages are covered without editing this
-file). At 1280 x 900, every request and console message recorded (in DIR/requests.txt):
+    python .ci/site_browser.py [--shots DIR] [--only FOLDER/PAGE.html ...]
+The pages are those nbs/sidebar.yml lists, each in its folder (`chapter/labs.html`,
+`layer/core.html`; new pages are covered without editing this file). At 1280 x 900,
+every request and console message recorded (in DIR/requests.txt):
   offline    no request leaves 127.0.0.1: each one to another host fails the check
              (it is also blocked, and Chromium resolves no other host name)
   load       every page loads with no console error, no uncaught exception, no failed
@@ -15,22 +16,42 @@ file). At 1280 x 900, every request and console message recorded (in DIR/request
              text column, unless it sits in a box that scrolls sideways on purpose or in
              one of Quarto's wider columns (`.column-page-right`, ...), which must fit
              the window; no code block or table scrolls sideways, and no line of a code
-             block wraps (lines of 88 characters fit the column at 1280 px)
+             block wraps (lines of 88 characters fit the column at 1280 px); a printed
+             output wider than the column scrolls in its own block (counted, allowed)
+  outputs    no line of a printed output (a `pre` in a cell's output) wraps: each line
+             of its text takes one line box, so a printed table keeps its columns
+  fonts      printed outputs are in the code's size (12.3 px), and so is the code
+  paths      no machine path (/tmp/, /root/, /home/, /work/, /Users/) in a page's text
   links      no link points at the published site (a local build links to its own
              pages), no source link lacks its line (`#LNone`), no "Other Formats" list
-  folds      on the chapter's pages (notebooks 01-09) the code they build is shown
-             without a fold; elsewhere an "Exported source" fold starts closed
+  folds      on the chapter's pages (notebooks 01-09 in any folder, with their letter
+             pages 07a, 08a-08g) the code they build is shown without a fold;
+             elsewhere an "Exported source" fold starts closed
   navbar     every section and API entry of a page, opened by a link within the page,
              shows its heading below the fixed navbar; so does each page's first API
-             entry (else a section) opened as a new page, and `core.html#attention`
-             and `cache.html#kvcache`
+             entry (else a section) opened as a new page, and
+             `layer/core.html#attention` and `layer/cache.html#kvcache`: in the upper
+             half of the first screen, or anywhere on it when the page ends first
   api        every API entry (a heading causal_mha.sitedoc.SiteDoc marks with
              `span.doc-entry`) shows a signature, a class as `class`; its arguments,
-             returns and raises are lists, never a paragraph starting `Args:`, ...
+             returns and raises are lists (after a paragraph that is the label alone),
+             never a paragraph starting `Args:`, ...
   anchors    every link to a page of the site with a `#fragment` lands on an element
-             with that id
+             with that id (links between folders, `../layer/core.html#attention`)
+  symbols    every symbol link (nbdev's link of a name in backticks, `<a><code>` to
+             `PAGE.html#name`), followed as the browser resolves it, lands on an
+             element with that id on its page, and that element is about the name: its
+             API entry, an anchor above its code (a chapter page), or an anchor in the
+             paragraph that names it
+  pagenav    every page has Quarto's previous/next links at its foot, to the pages
+             before and after it in nbs/sidebar.yml (none before home, none after the
+             last page)
   sidebar    the sidebar lists every page of nbs/sidebar.yml; home first, then 4.1; the
              pages titled 4.1-4.9 in order; on the home page it needs no scroll
+  labels     every sidebar label that links a page is that page's title (its h1)
+  walk       following "next" from the home page walks the chapter in the learner's
+             order: 4.1, 4.2, ..., 4.7, 4.7a, 4.8, 4.8's inside pages (08a-08g), 4.9,
+             Labs, then leaves it; each numbered page's title carries its number
   search     the search box finds `KVCache` and `swap_attention`, and its first result
              opens their API entry with its heading on screen below the navbar
   chapter    the pages of 4.1, 4.7 and 4.8 show the code they build (`def`/`class`
@@ -45,7 +66,7 @@ Full-page screenshots (JPEG, the first 16,000 px of a page) go to --shots, else 
 temporary folder (printed). Exits 1 when any check fails.
 """
 
-import argparse, functools, http.server, json, math, re, sys, tempfile, threading, time
+import argparse, functools, html, http.server, json, math, re, sys, tempfile, threading, time
 from pathlib import Path
 from urllib.parse import urljoin, urlparse, unquote
 
@@ -53,9 +74,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from site_check import (
     NBS,
     ROOT,
+    chapter_key,
+    is_chapter,
     page_name,
     sidebar_listed as sidebar_notebooks,
 )  # one reader for both checks
+
+sys.path.insert(0, str(NBS))
+from _post_render import (
+    page_entries,
+)  # the API entries of a built page, as search has them
 
 DOCS = ROOT / "_docs"
 CHROMIUM = "/usr/bin/chromium"
@@ -85,8 +113,14 @@ CHAPTER_FIGURES = {  # section: (code lines the page shows, printed figures)
 }
 MIN_PLOT_SCALE = 0.70
 MIN_PLOT_DENSITY = 2.0  # a plot's pixels per CSS px of its drawn width
-HASH_PAGES = ("core.html#attention", "cache.html#kvcache")  # opened as new pages
+HASH_PAGES = ("layer/core.html#attention", "layer/cache.html#kvcache")  # new pages
 CHAPTER_NB = re.compile(r"^0[1-9][a-z]?_")  # the chapter's notebooks, as site_check's
+CODE_PX = 12.3  # the code's font size (styles.css); printed outputs use it too
+# a machine's folder in a page's text (not inside a word or a URL's path)
+MACHINE_PATH_RE = r"(?<![\w.-])/(?:tmp|root|home|work|Users)/"
+SECTION_NUMBER_RE = re.compile(
+    r"^4\.\d+[a-z]?(?=\s)"
+)  # "4.7a The text pipeline" -> "4.7a"
 
 
 def serve(folder):
@@ -112,14 +146,14 @@ def ids_of(html):
 
 
 # What one page looks like in the browser, measured in one evaluate call.
-MEASURE_JS = r"""(site) => {
+MEASURE_JS = r"""({site, codePx, pathRe}) => {
   const main = document.querySelector('main#quarto-document-content') || document.querySelector('main');
   const col = main.getBoundingClientRect();
   const scrolls = el => { for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
       const o = getComputedStyle(a).overflowX; if (o === 'auto' || o === 'scroll') return a; } return null; };
   const name = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '')
                     + (el.getAttribute('src') ? '[' + el.getAttribute('src').split('/').pop() + ']' : '');
-  const wide = [], sideways = [];
+  const wide = [], sideways = [], OUTPUT = 'div.cell-output';
   for (const el of main.querySelectorAll('img, figure, table, pre, div.sourceCode, iframe, svg, .cell-output-display')) {
     if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
     const r = el.getBoundingClientRect();
@@ -136,7 +170,7 @@ MEASURE_JS = r"""(site) => {
       wide.push('scrolling box of ' + name(el) + ' is itself wider than the column');
     if (el.tagName === 'TABLE' && !box && el.scrollWidth > el.clientWidth + 1)
       sideways.push(name(el) + ': a table of ' + el.scrollWidth + ' px in ' + el.clientWidth + ' (its last columns hidden)');
-    if (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1)
+    if (el.tagName === 'PRE' && !el.closest(OUTPUT) && el.scrollWidth > el.clientWidth + 1)
       sideways.push(name(el) + ': ' + el.scrollWidth + ' px of code in ' + el.clientWidth + ' (' + el.textContent.split('\n').find(l => l.length > 60)?.slice(0, 60) + ')');
   }
   // a line of code that takes more than one line of the block: the column wraps it
@@ -147,14 +181,63 @@ MEASURE_JS = r"""(site) => {
       if (lh && ln.getBoundingClientRect().height > 1.5 * lh)
         wrapped.push(ln.textContent.length + ' characters: ' + ln.textContent.trim().slice(0, 60));
   }
+  // printed outputs: a line of text that takes more than one line box wraps; font sizes
+  const outWrapped = [], fonts = [], outScroll = [];
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const off = el => Math.abs(px(el) - codePx) > 0.05;
+  for (const pre of main.querySelectorAll(OUTPUT + ' pre')) {
+    if (!pre.getClientRects().length) continue;                 // not shown (a closed fold)
+    const inner = pre.querySelector('code') || pre;
+    for (const el of new Set([pre, inner]))
+      if (off(el)) fonts.push('output ' + el.tagName.toLowerCase() + ' at ' + px(el) + ' px: '
+                              + pre.textContent.trim().slice(0, 50));
+    const wider = [pre, inner].find(el => el.scrollWidth > el.clientWidth + 1);  // the box that scrolls
+    if (wider) outScroll.push(wider.scrollWidth);
+    const texts = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT), range = document.createRange();
+    let hit = null;
+    for (let n; !hit && (n = texts.nextNode()); ) {
+      let at = 0;
+      for (const line of n.textContent.split('\n')) {
+        if (line.trim()) {
+          range.setStart(n, at); range.setEnd(n, at + line.length);
+          const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+          if (tops.size > 1) { hit = tops.size + ' line boxes: ' + line.trim().slice(0, 60); break; }
+        }
+        at += line.length + 1;
+      }
+    }
+    if (hit) outWrapped.push(hit);
+  }
+  for (const code of main.querySelectorAll('div.sourceCode pre code'))
+    if (code.getClientRects().length && !code.closest(OUTPUT) && off(code))
+      fonts.push('code at ' + px(code) + ' px: ' + code.textContent.trim().slice(0, 50));
+  // a machine's folder anywhere in the page's text (folds and code included)
+  const machine = [], pathAt = new RegExp(pathRe);
+  const words = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {acceptNode: n =>
+    n.parentElement.closest('script, style, noscript') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  for (let n; (n = words.nextNode()); ) {
+    const m = pathAt.exec(n.textContent);
+    if (m) machine.push(n.textContent.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ').trim());
+  }
+  // symbol links: nbdev's link of a name in backticks, <a href="PAGE.html#name"><code>name</code></a>
+  const symbols = [...main.querySelectorAll('a[href]')].filter(a => {
+    const c = a.firstElementChild;
+    return a.children.length === 1 && c.tagName === 'CODE' && a.textContent.trim() === c.textContent.trim()
+           && /\.html#/.test(a.getAttribute('href')) && a.href.startsWith(location.origin);
+  }).map(a => [a.href, a.textContent.trim()]);
+  // Quarto's previous / next links at the foot of the page, as the browser resolves them
+  const pageNav = document.querySelector('nav.page-navigation');
+  const navLink = sel => { const a = document.querySelector(sel); return a ? a.href : null; };
   const entries = [...main.querySelectorAll('span.doc-entry')].map(m => m.closest('section')).filter(Boolean).map(s => {
     const h = s.querySelector('h1,h2,h3,h4,h5,h6');
     const code = s.querySelector('div.sourceCode pre, pre');
     const loose = [...s.querySelectorAll(':scope > p')].map(p => p.textContent.trim())
                    .filter(t => /^(Args|Arguments|Parameters|Returns|Raises|Attributes|Yields):/.test(t));
-    const lists = [...s.querySelectorAll(':scope > p > strong')].map(b => b.textContent.trim())
+    const labels = [...s.querySelectorAll(':scope > p > strong')].filter(b =>
+      b.parentElement.textContent.trim() === b.textContent.trim());   // a paragraph that is the label alone
+    const lists = labels.map(b => b.textContent.trim())
                    .filter(t => ['Arguments', 'Returns', 'Raises', 'Attributes', 'Yields'].includes(t))
-                   .map(t => [t, (() => { const p = [...s.querySelectorAll(':scope > p > strong')].find(b => b.textContent.trim() === t).parentElement;
+                   .map(t => [t, (() => { const p = labels.find(b => b.textContent.trim() === t).parentElement;
                                            const n = p.nextElementSibling; return n ? n.tagName : null; })()]);
     return {id: s.id, name: h ? h.textContent.trim() : '', sig: code ? code.textContent.trim().split('\n')[0] : null,
             loose, lists};
@@ -202,6 +285,9 @@ MEASURE_JS = r"""(site) => {
           deadSource: hrefs.filter(h => /github\.com\/.*#L(?!\d+$)/.test(h)),
           otherFormats: document.querySelectorAll('.quarto-alternate-formats').length,
           folds: exported.length, openFolds: exported.filter(d => d.open).length,
+          outWrapped, outScroll, fonts, machine, symbols, pageNav: !!pageNav,
+          prev: navLink('nav.page-navigation .nav-page-previous a'),
+          next: navLink('nav.page-navigation .nav-page-next a'),
           icon: icon ? icon.href : null,
           sections: [...main.querySelectorAll('section[id]')].map(s => s.id)};
 }"""
@@ -239,7 +325,8 @@ TARGET_JS = r"""(frag) => {
   const h = el.matches(heads) ? el : (el.querySelector(heads) || el);
   const r = h.getBoundingClientRect();
   const navH = header ? header.getBoundingClientRect().height : 0;
-  return {top: r.top, bottom: r.bottom, navH};
+  const end = window.scrollY >= document.documentElement.scrollHeight - window.innerHeight - 1;
+  return {top: r.top, bottom: r.bottom, navH, end};
 }"""
 
 
@@ -331,8 +418,10 @@ class Site(Findings):
         self.ok("load")
 
 
-def read_pages(base, names, shots, ids, chapter):
-    "One browser reads `names` in turn: the per-page checks. (failures, measures, log)."
+def read_pages(base, names, shots, site):
+    """One browser reads `names` in turn: the per-page checks. (failures, measures, log).
+    `site`: what they need of the whole site: `ids` and `entries` of each page (by its
+    path), the `chapter`'s pages, the sidebar's `order`."""
     from playwright.sync_api import sync_playwright
 
     seen = {}
@@ -345,7 +434,10 @@ def read_pages(base, names, shots, ids, chapter):
             h1 = pg.evaluate("document.documentElement.scrollHeight")
             pg.wait_for_timeout(1200)
             h2 = pg.evaluate("document.documentElement.scrollHeight")
-            m = seen[name] = pg.evaluate(MEASURE_JS, SITE_URL)
+            m = seen[name] = pg.evaluate(
+                MEASURE_JS,
+                {"site": SITE_URL, "codePx": CODE_PX, "pathRe": MACHINE_PATH_RE},
+            )
             fetch = "u => fetch(u).then(r => r.status, String)"
             icon = m["icon"] and pg.evaluate(fetch, m["icon"])
             if icon != 200:
@@ -365,15 +457,20 @@ def read_pages(base, names, shots, ids, chapter):
             for x in m["tex"]:
                 s.fail("math", f"{name}: raw TeX in the text: {x!r}")
             s.ok("math")
-            check_links(s, name, m, chapter)
+            check_outputs(s, name, m)
+            check_links(s, name, m, site["chapter"])
             check_api(s, name, m)
-            check_anchors(s, name, m, ids)
+            check_anchors(s, base, name, m, site["ids"])
+            check_symbols(s, base, name, m, site)
+            check_pagenav(s, base, name, m, site["order"])
             check_labs(s, pg, name, m)
             clip_h = min(
                 pg.evaluate("document.documentElement.scrollHeight"), SHOT_MAX_HEIGHT
             )
+            shot = Path(shots) / name.replace(".html", ".jpg")  # in the page's folder
+            shot.parent.mkdir(parents=True, exist_ok=True)
             pg.screenshot(
-                path=str(Path(shots) / name.replace(".html", ".jpg")),
+                path=str(shot),
                 full_page=True,
                 type="jpeg",
                 quality=50,
@@ -400,7 +497,7 @@ def read_pages(base, names, shots, ids, chapter):
             if first:
                 check_fresh(s, base, f"{name}#{first}")
             print(
-                f"  {name:28s} {h2:6d} px  {len(m['entries']):3d} API entries  "
+                f"  {name:40s} {h2:6d} px  {len(m['entries']):3d} API entries  "
                 f"{len(secs):3d} sections  {m['math']:3d} formulas  "
                 f"{len(m['labs'])} labs  {time.time() - t:4.1f} s",
                 flush=True,
@@ -410,17 +507,34 @@ def read_pages(base, names, shots, ids, chapter):
 
 
 def read_site(base, nbs, shots, ids, search=True):
-    "The checks that need the whole site: sidebar, search, anchors opened as new pages."
+    """The checks that need the whole site: sidebar, search, anchors opened as new pages,
+    the walk through the chapter. (failures, log, the sidebar's [(page, label)])."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         s = Site(pw, base, shots)
-        check_sidebar(s, base, nbs)
+        labels = check_sidebar(s, base, nbs)
         if search:
             check_search(s, base, ids)
             check_hash_pages(s, base)
+            check_walk(s, base, nbs)
         s.browser.close()
-    return s.results, s.log
+    return s.results, s.log, labels
+
+
+def site_facts(nbs, built, ids):
+    """What the per-page checks need of the whole site: each page's `ids` and API
+    `entries` (by its path), the `chapter`'s pages, the sidebar's `order`."""
+    entries = {
+        k: {e[0] for e in page_entries(p.read_text(encoding="utf-8"))}
+        for k, p in built.items()
+    }
+    return {
+        "ids": ids,
+        "entries": entries,
+        "chapter": {page_name(nb) for nb in nbs if CHAPTER_NB.match(Path(nb).name)},
+        "order": [page_name(nb) for nb in nbs],  # Quarto's previous / next follow it
+    }
 
 
 def main():
@@ -428,7 +542,9 @@ def main():
     ap.add_argument(
         "--shots", help="folder for the screenshots (default: a new temporary folder)"
     )
-    ap.add_argument("--only", nargs="*", help="check only these pages (e.g. labs.html)")
+    ap.add_argument(
+        "--only", nargs="*", help="check only these pages (e.g. chapter/labs.html)"
+    )
     ap.add_argument(
         "--workers", type=int, default=2, help="browsers reading pages side by side"
     )
@@ -452,7 +568,8 @@ def main():
     pages = [page_name(nb) for nb in nbs]
     if a.only:
         pages = [p for p in pages if p in a.only]
-    ids = {p.name: ids_of(p.read_text(encoding="utf-8")) for p in DOCS.glob("*.html")}
+    built = {p.relative_to(DOCS).as_posix(): p for p in DOCS.rglob("*.html")}
+    ids = {k: ids_of(p.read_text(encoding="utf-8")) for k, p in built.items()}
     unbuilt = [f"{p}: not built (in nbs/sidebar.yml)" for p in pages if p not in ids]
     results, seen = {"load": unbuilt}, {}
     pages = [p for p in pages if p in ids]
@@ -461,21 +578,20 @@ def main():
     from concurrent.futures import ProcessPoolExecutor
 
     n = min(a.workers, len(pages)) or 1
-    chapter = {page_name(nb) for nb in nbs if CHAPTER_NB.match(Path(nb).name)}
+    site = site_facts(nbs, built, ids)
     log = []
     with ProcessPoolExecutor(n + 1) as ex:  # `n` browsers read the pages; one the site
         jobs = [
-            ex.submit(read_pages, base, pages[k::n], str(shots), ids, chapter)
-            for k in range(n)
+            ex.submit(read_pages, base, pages[k::n], str(shots), site) for k in range(n)
         ]
-        site = ex.submit(read_site, base, nbs, str(shots), ids, not a.only)
+        whole = ex.submit(read_site, base, nbs, str(shots), ids, not a.only)
         for j in jobs:
             r, m, lines = j.result()
             for k, v in r.items():
                 results.setdefault(k, []).extend(v)
             seen.update(m)
             log += lines
-        r, lines = site.result()
+        r, lines, labels = whole.result()
         for k, v in r.items():
             results.setdefault(k, []).extend(v)
         log += lines
@@ -488,9 +604,12 @@ def main():
     if not a.only:
         check_chapter(s, seen)  # the whole-site checks need the whole site
     check_pages(s, seen, partial=bool(a.only))
+    check_labels(s, labels, seen)
+    scrolling = sum(len(m["outScroll"]) for m in seen.values())
     print(
         f"{len(seen)} pages read in {time.time() - t0:.0f} s; screenshots: {shots}; "
-        f"{n_req} requests, {n_con} console messages in requests.txt"
+        f"{n_req} requests, {n_con} console messages in requests.txt; "
+        f"{scrolling} printed outputs wider than the column scroll in their block"
     )
     failed = [k for k, v in results.items() if v]
     for k, v in results.items():
@@ -538,12 +657,16 @@ def heading_at(pg, frag):
 
 def check_fresh(s, base, target, say=False):
     """`target` (`page.html#id`) opened as a new page, as a link from another page or a
-    search result opens it: `#id`'s heading on the first screen, below the navbar."""
+    search result opens it: `#id`'s heading below the navbar, in the upper half of the
+    first screen (on it, where the page ends too soon for the heading to rise higher)."""
     pg = s.open(base + target)
     at = heading_at(pg, target.split("#", 1)[1])
+    # the upper half of the screen; where the page ends before the heading can rise that
+    # far (a short last section), anywhere on the first screen
+    low = HEIGHT - (at["bottom"] - at["top"]) if at and at["end"] else HEIGHT / 2
     if at is None:
         s.fail("navbar", f"{target}: no element with that id")
-    elif not at["navH"] - 1 <= at["top"] < HEIGHT / 2:
+    elif not at["navH"] - 1 <= at["top"] < low:
         where = (
             f"under the {at['navH']:.0f} px navbar"
             if at["top"] < at["navH"]
@@ -595,11 +718,14 @@ def resolve(qualname):
     import importlib, pkgutil
     import causal_mha
 
-    mods = [causal_mha] + [
-        importlib.import_module(f"causal_mha.{m.name}")
-        for m in pkgutil.iter_modules(causal_mha.__path__)
-        if not m.name.startswith("_")
-    ]
+    mods = (
+        [causal_mha]
+        + [  # every module, in the sub-packages too (causal_mha.layer.core)
+            importlib.import_module(m.name)
+            for m in pkgutil.walk_packages(causal_mha.__path__, "causal_mha.")
+            if not any(part.startswith("_") for part in m.name.split(".")[1:])
+        ]
+    )
     for mod in mods:
         obj = mod
         for part in qualname.split("."):
@@ -611,10 +737,12 @@ def resolve(qualname):
     return None
 
 
-def check_anchors(s, name, m, ids):
+def check_anchors(s, base, name, m, ids):
     "Links to the site with a #fragment: the page exists and has that id. One problem per missing target and page."
     seen = {}
     for href in m["links"]:
+        if href.startswith(base):  # Quarto's script writes a link within the page so
+            href = SITE_URL + href[len(base) :]
         url = (
             href
             if href.startswith(SITE_URL)
@@ -632,6 +760,189 @@ def check_anchors(s, name, m, ids):
         what = f"no page {page}" if page not in ids else f"{page} has no #{frag}"
         s.fail("anchors", f"{name}: {n} link(s) to {page}#{frag}: {what}")
     s.ok("anchors")
+
+
+def site_path(url, base):
+    "A page's path in the site, with its folder (`layer/core.html`), from its address."
+    path = unquote(urlparse(url).path)[len(urlparse(base).path) :]
+    return path + "index.html" if not path or path.endswith("/") else path
+
+
+def check_outputs(s, name, m):
+    "Printed outputs: no line wraps; outputs and code in the code's font size; no machine path."
+    for w in m["outWrapped"]:
+        s.fail("outputs", f"{name}: a printed line wraps into {w}")
+    s.ok("outputs")
+    for f in m["fonts"]:
+        s.fail("fonts", f"{name}: {f} (want {CODE_PX} px)")
+    s.ok("fonts")
+    for x in m["machine"]:
+        s.fail("paths", f"{name}: a machine path in the text: {x!r}")
+    s.ok("paths")
+
+
+@functools.lru_cache(None)
+def defined_after(page, frag):
+    """The names whose code (`def name`, `class name`) a built page shows after its
+    element `#frag`: a chapter page shows the code it builds instead of an API entry,
+    with the name's id above it."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    at = re.search(rf"""(?<![\w-])id=["']{re.escape(frag)}["']""", text)
+    blocks = re.findall(r"<pre\b.*?</pre>", text[at.end() :], re.S) if at else []
+    code = html.unescape(re.sub(r"<[^>]+>", "", "\n".join(blocks)))
+    return frozenset(
+        name.lower()
+        for name in re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", code, re.M)
+    )
+
+
+@functools.lru_cache(None)
+def paragraph_at(page, frag):
+    "The text of the paragraph that holds the element `#frag` of a built page ('' if none)."
+    text = (DOCS / page).read_text(encoding="utf-8")
+    at = re.search(rf"""(?<![\w-])id=["']{re.escape(frag)}["']""", text)
+    start = text.rfind("<p>", 0, at.start()) if at else -1
+    end = text.find("</p>", at.end()) if at else -1
+    inside = start >= 0 and end >= 0 and "</p>" not in text[start : at.start()]
+    return html.unescape(re.sub(r"<[^>]+>", "", text[start:end])) if inside else ""
+
+
+def lands(page, frag, symbol, site):
+    """Whether `#frag` on `page` is about `symbol`: its API entry, an anchor above the
+    name's code (a chapter page), or an anchor in the paragraph that introduces it."""
+    bare = symbol.removesuffix("()").rsplit(".", 1)[-1]
+    return (
+        frag in site["entries"][page]
+        or frag in defined_after(page, frag)
+        or bare in paragraph_at(page, frag)
+    )
+
+
+def check_symbols(s, base, name, m, site):
+    """Symbol links as the browser resolves them: the page exists, has the id, and what
+    the id marks is about the name (see `lands`). One problem per name and what is
+    wrong, on each page."""
+    seen = {}
+    for href, symbol in m["symbols"]:
+        page, frag = site_path(href, base), unquote(urlparse(href).fragment)
+        if page not in site["ids"]:
+            what = f"no page {page}"
+        elif frag not in site["ids"][page]:
+            what = f"{page} has no element with id {frag!r}"
+        elif not lands(page, frag, symbol, site):
+            what = f"#{frag} on {page} is not the name's API entry, code or paragraph"
+        else:
+            continue
+        seen[(symbol, what)] = seen.get((symbol, what), 0) + 1
+    for (symbol, what), n in seen.items():
+        s.fail("symbols", f"{name}: {n} link(s) of `{symbol}`: {what}")
+    s.ok("symbols")
+
+
+def check_pagenav(s, base, name, m, order):
+    "Previous and next at the foot of the page: the pages around it in the sidebar."
+    if name not in order:
+        return
+    k = order.index(name)
+    want = {
+        "previous": order[k - 1] if k > 0 else None,
+        "next": order[k + 1] if k + 1 < len(order) else None,
+    }
+    got = {
+        "previous": m["prev"] and site_path(m["prev"], base),
+        "next": m["next"] and site_path(m["next"], base),
+    }
+    if not m["pageNav"]:
+        s.fail("pagenav", f"{name}: no previous/next links at the foot of the page")
+    for side in ("previous", "next"):
+        if got[side] != want[side]:
+            s.fail("pagenav", f"{name}: {side} is {got[side]}, not {want[side]}")
+    s.ok("pagenav")
+
+
+LAST_SECTION = 9  # 4.9; the labs after it carry no number
+
+
+def chapter_walk(nbs):
+    """The chapter's pages in the learner's order: (page, its section number, whether its
+    title must carry it). A section's own page must (4.7, 4.8); a letter page may
+    (4.7a), and if it does the number is its own; the labs carry none."""
+    entries = sorted((nb for nb in nbs if is_chapter(nb)), key=chapter_key)
+    want = []
+    for nb in entries:
+        number, letter = chapter_key(nb)
+        section = f"4.{number}{letter}" if number <= LAST_SECTION else None
+        want.append((page_name(nb), section, section is not None and not letter))
+    return want
+
+
+def walk_next(s, base, steps):
+    'From the home page, click "next" up to `steps` times: [(page, its title)].'
+    pg = s.open(base + "index.html")
+    walked = []
+    for _ in range(steps):
+        pg.wait_for_load_state("networkidle")  # the favicon too: a click would abort it
+        link = pg.locator("nav.page-navigation .nav-page-next a")
+        if not link.count():
+            break
+        link.first.click()
+        pg.wait_for_load_state("load")
+        title = pg.eval_on_selector("h1.title", "h => h.textContent.trim()")
+        walked.append((site_path(pg.url, base), title))
+    s.loaded("index.html (next, next, ...)", pg)
+    pg.close()
+    return walked
+
+
+def section_of(title):
+    "The section number a title starts with (`4.7a`), or None."
+    shown = SECTION_NUMBER_RE.match(title or "")
+    return shown[0] if shown else None
+
+
+def numbers_walked(walked, want):
+    "The pages walked whose title does not carry the section number it should."
+    bad = []
+    for (page, title), (_, section, required) in zip(walked, want):
+        shown = section_of(title)
+        if (required or shown) and shown != section:
+            bad.append(f"{page}: titled {title!r}, not {section}")
+    return bad
+
+
+def check_walk(s, base, nbs):
+    """From the home page, "next" again and again: the chapter in order, then out of it."""
+    want = chapter_walk(nbs)
+    walked = walk_next(s, base, len(want) + 1)
+    pages, chapter = [p for p, _ in walked], [p for p, _, _ in want]
+    if pages[: len(want)] != chapter:
+        s.fail(
+            "walk",
+            f"next from the home page walks {pages[: len(want)]}, "
+            f"not the chapter {chapter}",
+        )
+    if pages[len(want) :][:1] and pages[len(want)] in chapter:
+        s.fail("walk", f"after the chapter, next leads back to {pages[len(want)]}")
+    for problem in numbers_walked(walked, want):
+        s.fail("walk", problem)
+    steps = [section_of(t) or p.rsplit("/", 1)[-1] for p, t in walked]
+    print("  walk from home by next: " + " -> ".join(steps))
+    s.ok("walk")
+
+
+def check_labels(s, labels, seen):
+    "Each sidebar label that links a page is the page's title (as the browser shows both)."
+
+    def words(x):
+        return " ".join((x or "").split())
+
+    for page, label in labels:
+        if page in seen and words(label) != words(seen[page]["title"]):
+            s.fail(
+                "labels",
+                f"the sidebar's {label!r} links {page}, titled {seen[page]['title']!r}",
+            )
+    s.ok("labels")
 
 
 def check_labs(s, pg, name, m):
@@ -741,7 +1052,7 @@ def check_sidebar(s, base, nbs):
         )
 
     def norm(h):
-        return urlparse(urljoin(base, h)).path.rsplit("/", 1)[-1] or "index.html"
+        return site_path(urljoin(base + "index.html", h), base)
 
     hrefs = [
         norm(h) for h, _ in links if h and urlparse(h).path.endswith((".html", "/"))
@@ -776,6 +1087,9 @@ def check_sidebar(s, base, nbs):
         f"({content} px in {box} px); chapter: {order}"
     )
     s.ok("sidebar")
+    return [
+        (norm(h), label) for h, label in links if h
+    ]  # a section's own label: no page
 
 
 def check_search(s, base, ids):
@@ -792,7 +1106,7 @@ def check_search(s, base, ids):
             pg.wait_for_load_state("load")
             frag = urlparse(pg.url).fragment
             at = heading_at(pg, frag)
-            page = urlparse(pg.url).path.rsplit("/", 1)[-1]
+            page = site_path(pg.url, base)
             if frag != anchor or at is None:
                 s.fail(
                     "search",

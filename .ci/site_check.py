@@ -8,18 +8,28 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
               written the way nbdev reads it (nbdev directives bare, Quarto options `key: value`), and sits in the
               cell's leading comment block (nbdev ignores a `#|` line that comes after code)
   links       every image and link in markdown (the notebooks and README.md) that points inside the repository
-              names a file that exists; links to pages (`core.html`, `08_core.ipynb`) name an existing notebook
+              names a file that exists, relative to the notebook's folder; links to pages (`core.html`,
+              `../layer/core.html#attention`, `08_core.ipynb`) name an existing notebook
+  names       every notebook the markdown names, in prose or code (`08_core.ipynb`, `nbs/chapter/10_labs.ipynb`,
+              `../layer/08_core.ipynb`), exists: a bare name anywhere in nbs/, a path from the file's folder,
+              nbs/ or the repository's root
   sidebar     nbs/sidebar.yml lists every notebook exactly once and lists nothing that does not exist
+  labels      every label nbs/sidebar.yml gives a page (a section that links a page, an entry with `text`)
+              is that page's title (its H1); an entry without a label shows the title already
   outputs     no processed page in _proc/ carries an error, a traceback, a warning or a machine path in its outputs
   code        each class and function the chapter builds has its source on its processed page (`#| exports`, or a
               visible cell that defines it): nbdev drops the source of `#| export` cells and shows only a signature
-  values      on the chapter pages (01-09) at least 40% of the visible code cells show an output
+  values      on the chapter pages (notebooks 01-09 in any folder, with their letter pages: 07a, 08a-08g) at
+              least 40% of the visible code cells that compute (not definitions only: a cell of functions,
+              classes, imports and names has nothing to print) show an output
   refusals    on the chapter pages and the labs, no heading follows a refusal block (a visible code cell with two or
               more `test_fail` calls, or two code cells in a row with one each) except the page's final section on
               bad input and edge cases (`## Bad input and edge cases`) and the headings nested under it
   order       in nbs/sidebar.yml the page after the home page is 4.1 (the "next" links follow the sidebar), the chapter
-              pages 01-09 follow in their order (a section's parts, 08a-08c, in letter order before or after its
+              pages 01-09 follow in their order (a section's parts, 08a-08g, in letter order before or after its
               own page), and the ground module, Hardening, Console commands and Benchmarks come after them
+  chapter     nbs/sidebar.yml lists the chapter (the pages 01-09 with their letter pages, then the labs) in one run,
+              in the learner's order: 4.1, ..., 4.7, 4.7a, 4.8, 08a-08g, 4.9, Labs; no other page between them
   bench       the Benchmarks page opens with results: its first code cell with an output shows a table or a plot,
               and no code cell that tests the harness (test_*, assert) comes before its first plot
   times       the table of times on the home page (so in README.md) is what its cell
@@ -27,7 +37,7 @@ Checks, each over every notebook in nbs/ (found by glob, so new notebooks are co
 Prints what it found; exits 1 when any check fails.
 """
 
-import configparser, json, re, sys
+import ast, configparser, json, re, sys
 from pathlib import Path
 
 import yaml
@@ -79,7 +89,7 @@ QUARTO_OPTIONS = {
 }
 QUARTO_PREFIXES = ("fig-", "tbl-", "lst-")
 
-MACHINE_PATHS = ["/tmp/", "/root/", "/home/", str(ROOT) + "/"]
+MACHINE_PATHS = ["/tmp/", "/root/", "/home/", "/work/", "/Users/", str(ROOT) + "/"]
 WARNING_RE = re.compile(r"\b\w*Warning:|\bwarnings\.warn\b")
 TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\)")
 
@@ -195,16 +205,21 @@ def page_names(nbs):
     return names
 
 
-def check_links(nbs):
-    bad, n = [], 0
-    pages = page_names(nbs)
+def markdown_sources(nbs):
+    "[(file, [markdown text, ...])]: the markdown cells of every notebook, and README.md."
     sources = [
         (nb, [src(c) for c in cells(nb) if c["cell_type"] == "markdown"]) for nb in nbs
     ]
     readme = ROOT / "README.md"
     if readme.exists():
         sources.append((readme, [readme.read_text(encoding="utf-8")]))
-    for f, texts in sources:
+    return sources
+
+
+def check_links(nbs):
+    bad, n = [], 0
+    pages = page_names(nbs)
+    for f, texts in markdown_sources(nbs):
         for t in texts:
             for m in LINK_RE.finditer(strip_code(t)):
                 target = m.group(1) or m.group(2)
@@ -223,6 +238,28 @@ def check_links(nbs):
                 ):
                     continue  # a page
                 bad.append(f"{rel(f)}: link target {target!r} does not exist")
+    return bad, n
+
+
+# a notebook named in prose or code: `08_core.ipynb`, `../layer/08_core.ipynb`, `nbs/chapter/10_labs.ipynb`
+NB_NAME_RE = re.compile(r"(?<![\w./-])((?:\.\./|[\w-]+/)*\d+[a-z]?_\w+\.ipynb)")
+
+
+def names_notebook(token, f, names):
+    "Whether `token`, named in file `f`, is a notebook: a bare name anywhere, a path from f's folder, nbs/ or the root."
+    if "/" not in token:
+        return token in names
+    return any((d / token).exists() for d in (f.parent, NBS, ROOT))
+
+
+def check_names(nbs):
+    bad, n = [], 0
+    names = {nb.name for nb in nbs}
+    for f, texts in markdown_sources(nbs):
+        for token in sorted({m[1] for t in texts for m in NB_NAME_RE.finditer(t)}):
+            n += 1
+            if not names_notebook(token, f, names):
+                bad.append(f"{rel(f)}: names {token}, which is no notebook")
     return bad, n
 
 
@@ -265,6 +302,78 @@ def check_sidebar(nbs):
         for e in sorted(set(listed))
         if listed.count(e) > 1
     ]
+    return bad
+
+
+def title_of(nb):
+    "A notebook's title as nbdev gives it to the page: the text of the H1 its first markdown cell opens with."
+    md = [c for c in cells(nb) if c["cell_type"] == "markdown"]
+    first = src(md[0]).lstrip().split("\n")[0] if md else ""
+    m = re.match(r"#\s+(.*)$", first)
+    return m[1].strip() if m else None
+
+
+def sidebar_labels(node):
+    "(label, page) of each sidebar entry that names its page with a label of its own (`section` or `text`)."
+    if isinstance(node, list):
+        for o in node:
+            yield from sidebar_labels(o)
+    elif isinstance(node, dict):
+        label = node.get("section") or node.get("text")
+        page = node.get("href") or node.get("file")
+        if label and isinstance(page, str):
+            yield str(label), page
+        yield from sidebar_labels(node.get("contents"))
+
+
+def check_labels():
+    sb = NBS / "sidebar.yml"
+    if not sb.exists():
+        return [f"{rel(sb)} is missing"], 0
+    y = yaml.safe_load(sb.read_text(encoding="utf-8"))
+    labelled = list(sidebar_labels(y["website"]["sidebar"]["contents"]))
+    bad = []
+    for label, page in labelled:
+        if not page.endswith(".ipynb") or not (NBS / page).exists():
+            continue  # a missing page is the sidebar check's
+        title = title_of(NBS / page)
+        if label.strip() != title:
+            bad.append(
+                f"{rel(sb)}: the label {label!r} of {page} is not its page's title {title!r}"
+            )
+    return bad, len(labelled)
+
+
+def learner_order(nbs):
+    "The chapter's notebooks (relative to nbs/) in the learner's order."
+    return sorted((e for e in map(nb_path, nbs) if is_chapter(e)), key=chapter_key)
+
+
+def between_chapter(listed, got):
+    "The pages `listed` puts between the first and the last of the chapter's pages `got`."
+    first, last = listed.index(got[0]), listed.index(got[-1])
+    return [e for e in listed[first:last] if not is_chapter(e)]
+
+
+def check_chapter(nbs):
+    "The chapter in nbs/sidebar.yml: every page of it, in one run, in the learner's order."
+    sb = NBS / "sidebar.yml"
+    if not sb.exists():
+        return [f"{rel(sb)} is missing"]
+    listed = sidebar_listed()
+    want = learner_order(nbs)
+    got = [e for e in listed if is_chapter(e)]
+    bad = []
+    if got != want:
+        bad.append(
+            f"{rel(sb)}: the chapter is listed as {[Path(e).stem for e in got]}, "
+            f"not in the learner's order {[Path(e).stem for e in want]}"
+        )
+    between = between_chapter(listed, got) if got else []
+    if between:
+        bad.append(
+            f"{rel(sb)}: the chapter is not listed in one run: {between} come between its pages"
+        )
     return bad
 
 
@@ -316,15 +425,16 @@ def check_outputs(nbs):
 
 
 # the classes and functions each chapter page builds, whose source the page must show
+# (notebooks relative to nbs/)
 CHAPTER_CODE = {
-    "01_weighted_average.ipynb": ["attention"],
-    "02_qkv.ipynb": ["SelfAttention_v1", "SelfAttention_v2", "align_v2_to_v1"],
-    "03_scaling.ipynb": [
+    "chapter/01_weighted_average.ipynb": ["attention"],
+    "chapter/02_qkv.ipynb": ["SelfAttention_v1", "SelfAttention_v2", "align_v2_to_v1"],
+    "chapter/03_scaling.ipynb": [
         "dot_product_variance",
         "concentration",
         "softmax_jacobian_norm",
     ],
-    "04_causal_mask.ipynb": [
+    "chapter/04_causal_mask.ipynb": [
         "future_mask",
         "causal_mask",
         "additive_mask",
@@ -333,15 +443,15 @@ CHAPTER_CODE = {
         "padding_mask",
         "padded_causal_mask",
     ],
-    "05_causality_check.ipynb": ["verify_causal", "influence"],
-    "06_dropout.ipynb": [
+    "chapter/05_causality_check.ipynb": ["verify_causal", "influence"],
+    "chapter/06_dropout.ipynb": [
         "effective_p",
         "dropout_row",
         "dropout_masks",
         "enumerate_dropout",
         "dropout_expectation",
     ],
-    "07_multihead.ipynb": [
+    "chapter/07_multihead.ipynb": [
         "CausalAttention",
         "MultiHeadAttentionWrapper",
         "MultiHeadAttention",
@@ -350,15 +460,20 @@ CHAPTER_CODE = {
         "track_element",
         "MultiHeadAttentionWrapperWithProj",
     ],
-    "07a_text.ipynb": ["SimpleTokenizer", "GPTDatasetV1", "token_batches"],
-    "08_core.ipynb": ["Attention"],
-    "08a_dispatch.ipynb": ["token_positions", "visible", "attend"],
-    "08b_rope.ipynb": ["rotate", "Rotary", "RMSNorm"],
-    "08c_cache.ipynb": ["KVCache"],
-    "09_exercises.ipynb": ["attention_param_count"],
+    "chapter/07a_text.ipynb": ["SimpleTokenizer", "GPTDatasetV1", "token_batches"],
+    "layer/08_core.ipynb": ["Attention"],
+    "layer/08a_visibility.ipynb": ["token_positions", "visible"],
+    "layer/08b_dispatch.ipynb": ["attend"],
+    "layer/08c_rope.ipynb": ["rotate", "Rotary", "RMSNorm"],
+    "layer/08e_cache.ipynb": ["KVCache"],
+    "chapter/09_exercises.ipynb": ["attention_param_count"],
 }
-CHAPTER_RE = re.compile(r"^0[1-9][a-z]?_")  # the chapter's pages, 4.1-4.9
-MIN_SHARE = 0.40  # of visible code cells with an output, on a chapter page
+CHAPTER_RE = re.compile(
+    r"^0[1-9][a-z]?_"
+)  # the chapter's pages, 4.1-4.9, in any folder
+LABS_NB = "chapter/10_labs.ipynb"  # the chapter's last page, after 4.9
+NUMBER_RE = re.compile(r"^(\d+)([a-z]?)_")  # "07a_text.ipynb" -> ("07", "a")
+MIN_SHARE = 0.40  # of visible code cells that compute (not definitions only) with an output, on a chapter page
 BAD_SECTION_RE = re.compile(r"bad input|edge case", re.I)
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
 TEST_RE = re.compile(r"\btest_\w+\(|^\s*assert\b", re.M)
@@ -388,6 +503,22 @@ def proc_cells(nb):
     return cells(p) if p.exists() else None
 
 
+def nb_path(nb):
+    "A notebook's path relative to nbs/, with its folder: `chapter/01_weighted_average.ipynb`."
+    return Path(nb).resolve().relative_to(NBS.resolve()).as_posix()
+
+
+def is_chapter(entry):
+    "A chapter page (relative to nbs/): notebooks 01-09 with their letter pages, in any folder, and the labs."
+    return bool(CHAPTER_RE.match(Path(entry).name)) or entry == LABS_NB
+
+
+def chapter_key(entry):
+    "Where a chapter page comes in the learner's order: (7, ''), (7, 'a'), (8, ''), (8, 'a'), ..."
+    number, letter = NUMBER_RE.match(Path(entry).name).groups()
+    return int(number), letter
+
+
 def check_code(nbs):
     bad = []
     have = {str(nb.relative_to(NBS)): nb for nb in nbs}
@@ -410,6 +541,26 @@ def check_code(nbs):
     return bad
 
 
+DEFINITIONS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def defines_only(cell):
+    "A cell of definitions only (functions, classes, imports, names): it computes nothing to print."
+    try:
+        body = ast.parse(re.sub(r"^\s*#\|.*$", "", src(cell), flags=re.M)).body
+    except SyntaxError:
+        return False
+    return bool(body) and all(isinstance(node, DEFINITIONS) for node in body)
+
+
 def check_values(nbs):
     bad, shares = [], {}
     for nb in nbs:
@@ -417,15 +568,15 @@ def check_values(nbs):
             continue
         cs = proc_cells(nb)
         if cs is None:
-            bad.append(f"_proc/{nb.name} is missing: run nbdev_docs first")
+            bad.append(f"_proc/{nb_path(nb)} is missing: run nbdev_docs first")
             continue
-        vis = [c for c in cs if visible_code(c)]
+        vis = [c for c in cs if visible_code(c) and not defines_only(c)]
         n_out = sum(1 for c in vis if c.get("outputs"))
         share = n_out / len(vis) if vis else 1.0
         shares[nb.name] = f"{n_out}/{len(vis)}"
         if share < MIN_SHARE:
             bad.append(
-                f"_proc/{nb.name}: {n_out} of {len(vis)} visible code cells ({share:.0%}) show an output; "
+                f"_proc/{nb_path(nb)}: {n_out} of {len(vis)} visible code cells ({share:.0%}) show an output; "
                 f"at least {MIN_SHARE:.0%} should print what they compute"
             )
     return bad, shares
@@ -440,11 +591,11 @@ def headings(md):
 def check_refusals(nbs):
     bad = []
     for nb in nbs:
-        if not (CHAPTER_RE.match(nb.name) or nb.name == "10_labs.ipynb"):
+        if not is_chapter(nb_path(nb)):
             continue
         cs = proc_cells(nb)
         if cs is None:
-            bad.append(f"_proc/{nb.name} is missing: run nbdev_docs first")
+            bad.append(f"_proc/{nb_path(nb)} is missing: run nbdev_docs first")
             continue
         block_at, prev_fail, section = (
             None,
@@ -462,7 +613,7 @@ def check_refusals(nbs):
                     section = None  # a teaching heading
                     if block_at is not None:
                         bad.append(
-                            f"_proc/{nb.name} cell {i}: heading {text!r} follows the refusal block of cell "
+                            f"_proc/{nb_path(nb)} cell {i}: heading {text!r} follows the refusal block of cell "
                             f'{block_at}; move refusals to the final "Bad input and edge cases" section'
                         )
             elif visible_code(c):
@@ -472,6 +623,16 @@ def check_refusals(nbs):
                         block_at = i
                 prev_fail = n > 0
     return bad
+
+
+FIRST_NB = "chapter/01_weighted_average.ipynb"  # 4.1, the page after the home page
+# pages that come after the chapter in the sidebar (relative to nbs/)
+AFTER_CHAPTER = (
+    "00_ground.ipynb",
+    "instruments/11_bench.ipynb",
+    "12_hardening.ipynb",
+    "instruments/13_cli.ipynb",
+)
 
 
 def check_order():
@@ -486,30 +647,25 @@ def check_order():
     nxt = (
         listed[listed.index(home) + 1] if listed.index(home) + 1 < len(listed) else None
     )
-    if nxt != "01_weighted_average.ipynb":
-        bad.append(
-            f"{rel(sb)}: the page after {home} is {nxt}, not 01_weighted_average.ipynb (4.1)"
-        )
+    if nxt != FIRST_NB:
+        bad.append(f"{rel(sb)}: the page after {home} is {nxt}, not {FIRST_NB} (4.1)")
     chapter = [e for e in listed if CHAPTER_RE.match(Path(e).name)]
 
-    # by section number; a section's parts (07a, 08a-08c) in letter order, before or after its own page
+    # by section number; a section's parts (07a, 08a-08g) in letter order, before or after its own page
     def sec(e):
         return Path(e).name[:2]
 
-    parts = [e for e in chapter if Path(e).name[2] != "_"]
+    parts = [Path(e).name for e in chapter if Path(e).name[2] != "_"]
     if [sec(e) for e in chapter] != sorted(sec(e) for e in chapter) or parts != sorted(
         parts
     ):
         bad.append(f"{rel(sb)}: the chapter pages are listed out of order: {chapter}")
     if chapter:
         last = max(listed.index(e) for e in chapter)
-        for e in (
-            "00_ground.ipynb",
-            "11_bench.ipynb",
-            "12_hardening.ipynb",
-            "13_cli.ipynb",
-        ):
-            if e in listed and listed.index(e) < last:
+        for e in AFTER_CHAPTER:
+            if e not in listed:
+                bad.append(f"{rel(sb)} does not list {e}")
+            elif listed.index(e) < last:
                 bad.append(
                     f"{rel(sb)}: {e} comes before the end of the chapter ({chapter[-1]})"
                 )
@@ -533,13 +689,16 @@ def is_result(out):
     return None
 
 
+BENCH_NB = "instruments/11_bench.ipynb"  # the Benchmarks page
+
+
 def check_bench(nbs):
-    nb = NBS / "11_bench.ipynb"
+    nb = NBS / BENCH_NB
     if nb not in nbs:
-        return []
+        return [f"nbs/{BENCH_NB} is missing"]
     cs = proc_cells(nb)
     if cs is None:
-        return [f"_proc/{nb.name} is missing: run nbdev_docs first"]
+        return [f"_proc/{BENCH_NB} is missing: run nbdev_docs first"]
     bad, first_out, tests_before = [], None, []
     for i, c in enumerate(cs):
         if c["cell_type"] != "code" or "show_doc(" in src(c):
@@ -558,16 +717,16 @@ def check_bench(nbs):
         if visible_code(c) and TEST_RE.search(src(c)):
             tests_before.append(i)
     else:
-        bad.append(f"_proc/{nb.name}: no plot on the page")
+        bad.append(f"_proc/{BENCH_NB}: no plot on the page")
     if first_out is None:
-        bad.append(f"_proc/{nb.name}: no code cell with an output")
+        bad.append(f"_proc/{BENCH_NB}: no code cell with an output")
     elif not first_out[1]:
         bad.append(
-            f"_proc/{nb.name}: the first code cell with an output (cell {first_out[0]}) shows no table or plot"
+            f"_proc/{BENCH_NB}: the first code cell with an output (cell {first_out[0]}) shows no table or plot"
         )
     if tests_before:
         bad.append(
-            f"_proc/{nb.name}: {len(tests_before)} code cell(s) testing the harness come before the first plot "
+            f"_proc/{BENCH_NB}: {len(tests_before)} code cell(s) testing the harness come before the first plot "
             f"(first: cell {tests_before[0]}); results and plots go first"
         )
     return bad
@@ -658,17 +817,22 @@ def main():
     )
     results["links"], n_links = check_links(nbs)
     print(f"{n_links} links and images into the repository checked")
+    results["names"], n_names = check_names(nbs)
+    print(f"{n_names} names of notebooks in the pages' markdown checked")
     results["sidebar"] = check_sidebar(nbs)
+    results["labels"], n_labels = check_labels()
+    print(f"{n_labels} sidebar labels of their own checked against page titles")
     results["outputs"], n_out = check_outputs(nbs)
     print(f"{n_out} outputs of processed pages in {rel(PROC)}/ checked")
     results["code"] = check_code(nbs)
     results["values"], shares = check_values(nbs)
     print(
-        "visible code cells with an output:",
+        "visible code cells that compute with an output:",
         ", ".join(f"{k.split('_')[0]} {v}" for k, v in shares.items()),
     )
     results["refusals"] = check_refusals(nbs)
     results["order"] = check_order()
+    results["chapter"] = check_chapter(nbs)
     results["bench"] = check_bench(nbs)
     results["times"] = check_times()
     for name, bad in results.items():

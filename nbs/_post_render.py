@@ -1,16 +1,20 @@
 """Quarto post-render step (nbs/_quarto.yml `post-render`): local links, folds, search.
 
 1. Local links. nbdev writes a link to an API entry with the published site's address
-(`https://causal-mha.github.io/causal_mha/core.html#attention`, from settings.ini's
-doc_host and doc_baseurl). Every page of the site sits in one folder, so each such link
-becomes relative (`core.html#attention`): a local build links to its own pages and works
-offline, and the published site links to itself as before.
+(`https://causal-mha.github.io/causal_mha/layer/core.html#attention`, from
+settings.ini's doc_host and doc_baseurl). Each such link becomes relative to the folder
+of the page that holds it (`../layer/core.html#attention` from `chapter/qkv.html`): a
+local build links to its own pages and works offline, and the published site links to
+itself as before. nbdev also links a private name in backticks (`_Staged`) to the page
+of its module, where no API entry is drawn for it: such a link, whose `#name` is on no
+element of its page, is left as the plain code it was.
 
 2. Folds. nbdev puts the source of an `#| exports` cell in an open "Exported source"
-fold. On the chapter's pages (notebooks `01_` to `09_`, with their letter pages such as
-`08c_`) that code is what the page teaches: it is shown as a plain code cell, without a
-fold. On every other page the reader comes for the API entry above it, and the fold
-starts closed: the page opens on its prose and signatures, the source one click away.
+fold. On the chapter's pages (notebooks `01_` to `09_` in any folder, with their letter
+pages such as `layer/08c_`) that code is what the page teaches: it is shown as a plain
+code cell, without a fold. On every other page the reader comes for the API entry above
+it, and the fold starts closed: the page opens on its prose and signatures, the source
+one click away.
 
 3. Quarto's search indexes a page by its `##` sections, so an entry drawn by `show_doc`
 (a `###` heading that `causal_mha.sitedoc.SiteDoc` marks with a `doc-entry` span)
@@ -32,6 +36,7 @@ built site. Standard library only.
 
 import html
 import os
+import posixpath
 import json, re, sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -132,6 +137,23 @@ def site_url(proj):
     return m[1].rstrip("/") if m else None
 
 
+_ID = re.compile(r"""(?<![\w-])id=["']([^"']+)["']""")
+_PRIVATE_LINK = re.compile(r'<a href="([^"#:]*)#(_[^"]*)"><code>(_[^<]*)</code></a>')
+
+
+def unlink_private(text, here, ids):
+    """A page whose links to private names (`_Staged`) that land on no element of
+    their page are plain code. `here`: the page's folder; `ids`: {page: its ids}."""
+
+    def plain(m):
+        page = posixpath.normpath(posixpath.join(here, m[1])) if m[1] else None
+        if page in ids and m[2] not in ids[page]:
+            return f"<code>{m[3]}</code>"
+        return m[0]  # a page this run did not build, or a name it has an element for
+
+    return _PRIVATE_LINK.sub(plain, text)
+
+
 def local_links(text, site, here="."):
     """A page whose links to the published site (`SITE/layer/core.html#x`) are
     relative to its folder `here` (relative to the site's root)."""
@@ -165,6 +187,32 @@ def folds(text, chapter):
     return _FOLD.sub(closed, text)
 
 
+def ids_of(page):
+    "The ids of the elements of a built page."
+    return set(_ID.findall(page.read_text(encoding="utf-8")))
+
+
+def api_items(name, text, base):
+    """Search items for the API entries of the page `name` (`layer/core.html`) whose
+    built text is `text`; `base`: the page's own item in Quarto's search.json."""
+    items = []
+    for anchor, symbol, body in page_entries(text):
+        if not anchor or not symbol:
+            continue
+        href = f"{name}?api={anchor}#{anchor}"
+        items.append(
+            {
+                "objectID": href,
+                "href": href,
+                "title": base.get("title"),
+                "section": symbol,
+                "text": html.escape(body[:2000], quote=False),
+                "crumbs": base.get("crumbs"),
+            }
+        )
+    return items
+
+
 def main(out_dir, proj="."):
     out, proj, docs, added, stripped = Path(out_dir), Path(proj), None, 0, 0
     site = site_url(proj) if (proj / "nbdev.yml").exists() else None
@@ -182,39 +230,33 @@ def main(out_dir, proj="."):
             if "?api=" not in d.get("href", "")
         ]
     by_page = {d["href"]: d for d in docs or [] if "#" not in d["href"]}
-    for page in sorted(out.rglob("*.html")):
+    pages = {
+        page.relative_to(out).as_posix(): page for page in sorted(out.rglob("*.html"))
+    }
+    ids = {name: ids_of(page) for name, page in pages.items()}
+    unlinked = 0
+    for name, page in pages.items():  # name: 'layer/core.html'
         text = page.read_text(encoding="utf-8")
-        name = page.relative_to(out).as_posix()  # 'layer/core.html'
+        here = posixpath.dirname(name) or "."
         new = drop_widget_scripts(text)
         stripped += new != text
-        new, was = local_links(new, site, page.parent.relative_to(out).as_posix()), new
+        new, was = local_links(new, site, here), new
         relinked += new != was
+        new, was = unlink_private(new, here, ids), new
+        unlinked += new != was
         new, was = folds(new, name in chapter), new
         folded += new != was
         if new != text:
             page.write_text(new, encoding="utf-8")
-        if docs is None:
-            continue
-        for anchor, name, body in page_entries(text):
-            if not anchor or not name:
-                continue
-            base = by_page.get(name, {})
-            href = f"{name}?api={anchor}#{anchor}"
-            docs.append(
-                {
-                    "objectID": href,
-                    "href": href,
-                    "title": base.get("title", page.stem),
-                    "section": name,
-                    "text": html.escape(body[:2000], quote=False),
-                    "crumbs": base.get("crumbs"),
-                }
-            )
-            added += 1
+        if docs is not None:
+            items = api_items(name, text, by_page.get(name, {"title": page.stem}))
+            docs += items
+            added += len(items)
     if docs is not None:
         index.write_text(json.dumps(docs, indent=2), encoding="utf-8")
     print(
-        f"_post_render: links made local on {relinked} pages, folds set on {folded} "
+        f"_post_render: links made local on {relinked} pages, links to private names "
+        f"without an element unlinked on {unlinked}, folds set on {folded} "
         f"({len(chapter)} chapter pages without), {added} API entries added to "
         f"search.json, CDN scripts for widgets removed from {stripped} pages"
     )
