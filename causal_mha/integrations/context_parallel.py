@@ -19,6 +19,7 @@ from .. import merge_heads, rotate
 from ..ground import check_int, check_bool, check_positive, shape_of
 from ..ground import check_attention_mask, check_position_ids
 from ..ground import check_layer_input
+from .hf_layers import _rotate, _save_layout, _load_layout
 
 # %% auto #0
 __all__ = ['STRATEGIES', 'SequenceSplit', 'pair_work', 'merge_partials', 'block_attend', 'ShardPlaces', 'shard_places', 'Traffic',
@@ -741,26 +742,15 @@ class ContextParallelLatent(_SequenceSharded):
         out = m.o_proj(merge_heads(torch.einsum("bhtr,hvr->bhtv", o, w_uv)))
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
-# %% ../../nbs/integrations/17a_context_parallel.ipynb #b7d3c8c6
-def _rotate_by(attn: Attention, q: Tensor, k: Tensor, tables, pos: Tensor) -> tuple:
-    """q and k turned by the model's own rotary tables `(cos, sin)` `[B, T/R, d]` (or
-    one per pair, `d/2`), else by the layer's at `pos`."""
-    if tables is None:
-        return attn.rotate_qk(q, k, pos)
-    cos, sin = tables
-    if 2 * cos.shape[-1] == q.shape[-1]:  # one angle per pair (gpt-oss)
-        cos, sin = torch.cat((cos, cos), -1), torch.cat((sin, sin), -1)
-    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [B, 1, T/R, d]: over the heads
-    return rotate(q, cos, sin), rotate(k, cos, sin)
-
 # %% ../../nbs/integrations/17a_context_parallel.ipynb #2418bd09
 class HFContextParallel(ContextParallelAttention):
     """An `HFAttention` (a swapped Hugging Face model's layer) with its sequences split
     among the ranks of `group`, called as the model calls its attention layer with
     this rank's share of the tokens. Their places come from `position_ids`, the
     shares of the whole rows' positions (packed documents included), not from the
-    model's mask; rotated by the model's own tables. Holds the same `attn`: the
-    model's parameter names do not change.
+    model's mask; rotated by the model's own tables. Holds the same `attn` and the
+    layer's checkpoint `layout`: its `state_dict` is the swapped layer's (the
+    original model's names and shapes), and loads the original's.
 
     Raises:
         TypeError: `layer` is not an `HFAttention`.
@@ -782,7 +772,9 @@ class HFContextParallel(ContextParallelAttention):
         kw = dict(head_tail=head_tail, block_size=block_size)
         super().__init__(layer.attn, group, strategy, **kw)
         self.layer_idx, self.config = layer.layer_idx, layer.config
-        self.out_dropout = layer.out_dropout
+        self.out_dropout, self.layout = layer.out_dropout, layer.layout
+        self.register_state_dict_post_hook(_save_layout)
+        self.register_load_state_dict_pre_hook(_load_layout)
 
     def forward(
         self,
@@ -809,7 +801,7 @@ class HFContextParallel(ContextParallelAttention):
         places, _, pos = self._places(x, None, None, ids)
         q, k, v = a.project(x)
         if a.rotary is not None:
-            q, k = _rotate_by(a, q, k, position_embeddings, pos)
+            q, k = _rotate(a, q, k, position_embeddings, pos)
         opts = dict(window=a.window, scale=a.query_scale, softcap=a.softcap)
         ctx = self._attend(q, k, v, places, sinks=a.sinks, **opts)
         return self.out_dropout(a.out_proj(merge_heads(ctx))), None
