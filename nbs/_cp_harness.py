@@ -9,7 +9,6 @@ on `sys.path`; spawned processes inherit it).
 
 from __future__ import annotations
 import copy, os, sys, tempfile
-from datetime import timedelta
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -20,14 +19,7 @@ from causal_mha.integrations.context_parallel import (
     shard_sequence,
 )
 from causal_mha.integrations.context_parallel import split_sequence
-
-
-def loopback():
-    """Pin gloo to the loopback interface unless the caller chose one
-    (`GLOO_SOCKET_IFNAME`)."""
-    os.environ.setdefault(
-        "GLOO_SOCKET_IFNAME", "lo0" if sys.platform == "darwin" else "lo"
-    )
+from causal_mha.integrations.parallel import join_local_group
 
 
 def _summed(t: Tensor) -> Tensor:
@@ -110,15 +102,7 @@ def llama_case(case: tuple, group, block_size: int) -> dict:
 
 def worker(rank, world_size, init_file, out_dir, layer_cases, llama_cases, block_size):
     "One process: every case on its share; saves rank{rank}.pt."
-    loopback()
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo",
-        init_method=f"file://{init_file}",
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=120),
-    )
+    join_local_group(rank, world_size, init_file, timeout_s=120)
     try:
         group = dist.group.WORLD
         res = dict(

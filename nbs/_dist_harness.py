@@ -8,20 +8,12 @@ on `sys.path`; spawned processes inherit it).
 
 from __future__ import annotations
 import copy, os, sys, tempfile
-from datetime import timedelta
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from causal_mha.ground import check_int
 from causal_mha.layer.core import KVCache
-from causal_mha.integrations.parallel import qkv_rows, shard_heads
-
-
-def loopback():
-    """Pin gloo to the loopback interface unless the caller chose one
-    (`GLOO_SOCKET_IFNAME`)."""
-    lo = "lo0" if sys.platform == "darwin" else "lo"
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", lo)
+from causal_mha.integrations.parallel import join_local_group, qkv_rows, shard_heads
 
 
 def sgd_step(model: nn.Module, x: Tensor, target: Tensor, lr: float) -> dict:
@@ -48,19 +40,10 @@ def ddp_worker(
     """One DDP process: a SGD step on its share of the batch (this rank takes its share
     of `x` and `target`); saves the averaged gradients and the new parameters.
     `torch.multiprocessing.spawn` passes `rank` first."""
-    from datetime import timedelta
     from torch.nn.parallel import DistributedDataParallel as DDP
     import torch.distributed as dist
 
-    loopback()
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo",
-        init_method=f"file://{init_file}",
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=60),
-    )
+    join_local_group(rank, world_size, init_file, timeout_s=60)
     try:
         model = DDP(copy.deepcopy(module))
 
@@ -217,17 +200,9 @@ def worker(
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
 
-    loopback()
-    torch.set_num_threads(1)
     # FSDP2's note on F.linear's 3-D output
     warnings.filterwarnings("ignore", message=".*returned a view tensor")
-    dist.init_process_group(
-        "gloo",
-        init_method=f"file://{init_file}",
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=60),
-    )
+    join_local_group(rank, world_size, init_file, timeout_s=60)
     try:
         mesh = init_device_mesh("cpu", (world_size,))
         res = dict(tp=[tp_case(*case, mesh) for case in tp_cases])

@@ -19,6 +19,7 @@ from .. import merge_heads, rotate
 from ..ground import check_int, check_bool, check_positive, shape_of
 from ..ground import check_attention_mask, check_position_ids
 from ..ground import check_layer_input
+from .parallel import join_local_group
 from .hf_layers import _rotate, _save_layout, _load_layout
 
 # %% auto #0
@@ -742,6 +743,17 @@ class ContextParallelLatent(_SequenceSharded):
         out = m.o_proj(merge_heads(torch.einsum("bhtr,hvr->bhtv", o, w_uv)))
         return out if valid is None else out.masked_fill(~valid[..., None], 0)
 
+# %% ../../nbs/integrations/17a_context_parallel.ipynb #c7e1a2b4
+def _check_model_call(cache, position_ids):
+    "What a layer with its sequences split refuses of a model's call."
+    if cache is not None:
+        raise ValueError(
+            "a cache was given: a layer with its sequences split keeps no cache; "
+            "call the model with use_cache=False"
+        )
+    if position_ids is None:
+        raise ValueError("position_ids is None: pass the share of the rows' positions")
+
 # %% ../../nbs/integrations/17a_context_parallel.ipynb #2418bd09
 class HFContextParallel(ContextParallelAttention):
     """An `HFAttention` (a swapped Hugging Face model's layer) with its sequences split
@@ -787,15 +799,8 @@ class HFContextParallel(ContextParallelAttention):
         past_key_values=None,  # refused: no cache
         **kwargs,  # the rest of the model's call
     ) -> tuple:  # (out [B, T/R, D], None)
-        if cache is not None or past_key_values is not None:
-            raise ValueError(
-                "a cache was given: a layer with its sequences split keeps no cache; "
-                "call the model with use_cache=False"
-            )
-        if position_ids is None:
-            raise ValueError(
-                "position_ids is None: pass the share of the rows' positions"
-            )
+        given = cache if cache is not None else past_key_values
+        _check_model_call(given, position_ids)
         a, x = self.attn, hidden_states
         ids = position_ids.expand(x.shape[0], -1)
         places, _, pos = self._places(x, None, None, ids)
@@ -995,18 +1000,7 @@ def _bench_rank(settings: dict, group) -> dict:
 # %% ../../nbs/integrations/17a_context_parallel.ipynb #951029ea
 def _bench_worker(rank: int, world_size: int, init_file: str, out_dir: str, settings):
     "One process of `benchmark`: its measurements saved as rank{rank}.pt."
-    from datetime import timedelta
-
-    loopback = "lo0" if os.uname().sysname == "Darwin" else "lo"
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", loopback)
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo",
-        init_method=f"file://{init_file}",
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=900),
-    )
+    join_local_group(rank, world_size, init_file, timeout_s=900)
     try:
         result = _bench_rank(settings, dist.group.WORLD)
         torch.save(result, os.path.join(out_dir, f"rank{rank}.pt"))

@@ -4,13 +4,17 @@
 
 # %% ../../nbs/integrations/17_parallel.ipynb #ee0f8cdd
 from __future__ import annotations
+import os
+import sys
+from datetime import timedelta
 import torch
+import torch.distributed as dist
 from torch import Tensor, nn
 from ..layer.core import Attention
 from ..ground import check_int
 
 # %% auto #0
-__all__ = ['qkv_rows', 'shard_heads']
+__all__ = ['qkv_rows', 'shard_heads', 'join_local_group']
 
 # %% ../../nbs/integrations/17_parallel.ipynb #21ef9694
 def qkv_rows(
@@ -115,3 +119,24 @@ def shard_heads(
         for norm in (attn.q_norm, attn.k_norm):
             _distribute(norm, "weight", mesh, Replicate(), [Partial()])
     return attn
+
+# %% ../../nbs/integrations/17_parallel.ipynb #d202b24d
+def join_local_group(
+    rank: int,  # this process's rank, 0 .. world_size - 1
+    world_size: int,  # the processes in the group
+    init_file: str,  # a path every process names: the rendezvous
+    timeout_s: float = 60,  # how long a collective may wait
+):
+    """Join a gloo process group of `world_size` processes on this machine as rank
+    `rank`, meeting through `init_file`: on the loopback interface unless
+    `GLOO_SOCKET_IFNAME` names another, one thread a process."""
+    loopback = "lo0" if sys.platform == "darwin" else "lo"
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", loopback)
+    torch.set_num_threads(1)
+    dist.init_process_group(
+        "gloo",
+        init_method=f"file://{init_file}",
+        rank=rank,
+        world_size=world_size,
+        timeout=timedelta(seconds=timeout_s),
+    )
