@@ -17,6 +17,7 @@ from ..ground import check_layer_input
 from .dispatch import Positions, attend, documents, token_positions
 from .rope import Rotary, RMSNorm, rotate
 from .cache import KVCache
+from .core import _UID_BITS
 
 # %% auto #0
 __all__ = ['LatentCache', 'LatentAttention']
@@ -148,7 +149,7 @@ def __init__(
     self.context_length, self.rope_theta = context_length, rope_theta
     # yarn: its mscale² too
     self.scale = 1 / math.sqrt(dn + dr) if query_scale is None else query_scale
-    self.uid = uuid.uuid4().int >> 65  # a LatentCache holds one layer's
+    self.uid = uuid.uuid4().int >> (128 - _UID_BITS)  # a LatentCache holds one layer's
     self._build(rope_scaling, bias, eps, norm_float32, dict(device=device, dtype=dtype))
 
 # %% ../../nbs/layer/18_latent.ipynb #42166f71
