@@ -342,6 +342,12 @@ class Findings:
     def ok(self, check):
         self.results.setdefault(check, [])
 
+    def each(self, check, problems):
+        "Every problem a failure of `check`; the check counted as run either way."
+        for msg in problems:
+            self.fail(check, msg)
+        self.ok(check)
+
 
 class Site(Findings):
     "One browser on the served site: what it loads recorded, other hosts blocked."
@@ -447,16 +453,12 @@ def read_pages(base, names, shots, site):
             s.ok("height")
             for w in m["docWide"]:
                 s.fail("width", f"{name}: {w}")
-            for w in m["wide"]:
-                s.fail("width", f"{name}: {w} (column {round(m['colWidth'])} px)")
-            for w in m["sideways"]:
-                s.fail("width", f"{name}: scrolls sideways: {w}")
-            for w in m["wrapped"]:
-                s.fail("width", f"{name}: a code line wraps: {w}")
-            s.ok("width")
-            for x in m["tex"]:
-                s.fail("math", f"{name}: raw TeX in the text: {x!r}")
-            s.ok("math")
+            column = round(m["colWidth"])
+            wide = [f"{name}: {w} (column {column} px)" for w in m["wide"]]
+            wide += [f"{name}: scrolls sideways: {w}" for w in m["sideways"]]
+            wide += [f"{name}: a code line wraps: {w}" for w in m["wrapped"]]
+            s.each("width", wide)
+            s.each("math", [f"{name}: raw TeX in the text: {x!r}" for x in m["tex"]])
             check_outputs(s, name, m)
             check_links(s, name, m, site["chapter"])
             check_api(s, name, m)
@@ -770,15 +772,11 @@ def site_path(url, base):
 
 def check_outputs(s, name, m):
     "Printed outputs: no line wraps; outputs and code in the code's font size; no machine path."
-    for w in m["outWrapped"]:
-        s.fail("outputs", f"{name}: a printed line wraps into {w}")
-    s.ok("outputs")
-    for f in m["fonts"]:
-        s.fail("fonts", f"{name}: {f} (want {CODE_PX} px)")
-    s.ok("fonts")
-    for x in m["machine"]:
-        s.fail("paths", f"{name}: a machine path in the text: {x!r}")
-    s.ok("paths")
+    wraps = [f"{name}: a printed line wraps into {w}" for w in m["outWrapped"]]
+    s.each("outputs", wraps)
+    s.each("fonts", [f"{name}: {f} (want {CODE_PX} px)" for f in m["fonts"]])
+    paths = [f"{name}: a machine path in the text: {x!r}" for x in m["machine"]]
+    s.each("paths", paths)
 
 
 @functools.lru_cache(None)
