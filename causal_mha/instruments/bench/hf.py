@@ -92,12 +92,12 @@ def _side_by_side(original, swapped, run, agree, turns: int) -> dict:
     } | same
 
 # %% ../../../nbs/instruments/11m_bench_hf.ipynb #b3e9c74c
-def _random_ids(seed: int, device):
-    "A function of T: a [1, T] prompt of random ids, drawn from one seeded generator."
+def _random_ids(seed: int, vocab_size: int, device):
+    "A function of T: a [1, T] prompt of seeded random ids in [1, vocab_size)."
     g = torch.Generator().manual_seed(seed)
 
     def ids(T):
-        return torch.randint(1, 1000, (1, T), generator=g).to(device)
+        return torch.randint(1, vocab_size, (1, T), generator=g).to(device)
 
     return ids
 
@@ -142,6 +142,7 @@ def _check_speed(settings: dict):
         check_int(name, settings[name], 1)
     if settings["long"] is not None:
         check_int("long", settings["long"], 1)
+    check_int("vocab_size", settings["vocab_size"], 2)  # ids are drawn from 1 up
     bad = [f for f in settings["families"] if f not in _TIMED]
     if bad:
         raise ValueError(
@@ -190,7 +191,8 @@ def _speed(settings: dict, dtype: torch.dtype, seed: int, device) -> dict:
     sizes = {name: settings[name] for name in _SIZES}
     build = partial(random_model, dtype=dtype, seed=seed, device=device, **sizes)
     load = load_average()
-    out = _time_families(settings, build, _random_ids(seed, device))
+    ids = _random_ids(seed, settings["vocab_size"], device)
+    out = _time_families(settings, build, ids)
     return out | {"settings": settings, "load": (load, load_average())}
 
 # %% ../../../nbs/instruments/11m_bench_hf.ipynb #6ea78542
