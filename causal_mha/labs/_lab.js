@@ -1,10 +1,10 @@
-  // Shared by the three labs: causal_mha.labs.lab_html pastes this file over the include line inside each page's function.
+  // Shared by the three labs: causal_mha.chapter.labs.lab_html pastes this file over the include line inside each page's function.
   // The page defines `state` (its `step` runs 1..5) and `render()`, and calls `bindCommon()` after wiring its own inputs.
-  // Right after this file comes `var DATA = {...}`: the page's examples, defaults and limits, written once in causal_mha.labs.
+  // Right after this file comes `var DATA = {...}`: the page's examples, defaults and limits, written once in causal_mha.chapter.labs.
   var NUM = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
   function LabError(field, message) { this.field = field; this.message = message; }
   var $ = function (id) { return document.getElementById(id); };
-  // The display of a number, as causal_mha.labs.fmt: fixed decimals, no negative zero, a masked score as −∞.
+  // The display of a number, as causal_mha.chapter.labs.fmt: fixed decimals, no negative zero, a masked score as −∞.
   function fmt(x, n) {
     if (x === -Infinity) return '\u2212\u221e';
     if (x === Infinity) return '\u221e';
