@@ -20,7 +20,7 @@ from ..ground import check_int, check_bool, check_positive, shape_of
 from ..ground import check_attention_mask, check_position_ids
 from ..ground import check_layer_input
 from .parallel import join_local_group
-from .hf_layers import _rotate, _save_layout, _load_layout
+from .hf_layers import CheckpointLayout, model_rotate
 
 # %% auto #0
 __all__ = ['STRATEGIES', 'SequenceSplit', 'pair_work', 'merge_partials', 'block_attend', 'ShardPlaces', 'shard_places', 'Traffic',
@@ -755,7 +755,7 @@ def _check_model_call(cache, position_ids):
         raise ValueError("position_ids is None: pass the share of the rows' positions")
 
 # %% ../../nbs/integrations/17a_context_parallel.ipynb #2418bd09
-class HFContextParallel(ContextParallelAttention):
+class HFContextParallel(ContextParallelAttention, CheckpointLayout):
     """An `HFAttention` (a swapped Hugging Face model's layer) with its sequences split
     among the ranks of `group`, called as the model calls its attention layer with
     this rank's share of the tokens. Their places come from `position_ids`, the
@@ -784,9 +784,8 @@ class HFContextParallel(ContextParallelAttention):
         kw = dict(head_tail=head_tail, block_size=block_size)
         super().__init__(layer.attn, group, strategy, **kw)
         self.layer_idx, self.config = layer.layer_idx, layer.config
-        self.out_dropout, self.layout = layer.out_dropout, layer.layout
-        self.register_state_dict_post_hook(_save_layout)
-        self.register_load_state_dict_pre_hook(_load_layout)
+        self.out_dropout = layer.out_dropout
+        self.keep_layout(layer.layout)
 
     def forward(
         self,
@@ -806,7 +805,7 @@ class HFContextParallel(ContextParallelAttention):
         places, _, pos = self._places(x, None, None, ids)
         q, k, v = a.project(x)
         if a.rotary is not None:
-            q, k = _rotate(a, q, k, position_embeddings, pos)
+            q, k = model_rotate(a, q, k, position_embeddings, pos)
         opts = dict(window=a.window, scale=a.query_scale, softcap=a.softcap)
         ctx = self._attend(q, k, v, places, sinks=a.sinks, **opts)
         return self.out_dropout(a.out_proj(merge_heads(ctx))), None

@@ -18,7 +18,8 @@ from ..sitedoc import document
 from .convert import from_gpt2, from_llama, to_gpt2, to_llama
 
 # %% auto #0
-__all__ = ['ATTN_IMPLEMENTATION', 'PACKED_MIN', 'register_attention', 'HFAttention', 'HFLatentAttention']
+__all__ = ['ATTN_IMPLEMENTATION', 'PACKED_MIN', 'register_attention', 'model_rotate', 'CheckpointLayout', 'HFAttention',
+           'HFLatentAttention']
 
 # %% ../../nbs/integrations/16a_hf_layers.ipynb #f0b4fb75
 ATTN_IMPLEMENTATION = "causal_mha"  # the implementation a swapped model runs
@@ -270,7 +271,7 @@ def _attend_layer(attn: Attention, q, k, v, seen: _Seen) -> Tensor:
     return attn.attend_keys(q, k, v, seen.pos, mask=seen.mask, window=seen.window)[0]
 
 # %% ../../nbs/integrations/16a_hf_layers.ipynb #55224c00
-def _rotate(layer, q: Tensor, k: Tensor, tables, position_ids) -> tuple:
+def model_rotate(layer, q: Tensor, k: Tensor, tables, position_ids) -> tuple:
     """q and k turned by the model's own tables (`position_embeddings`, every rotary
     type as the model makes it), else by `layer.rotate_qk` at `position_ids`."""
     if tables is not None:
@@ -411,6 +412,18 @@ def _load_layout(module, state_dict: dict, prefix: str, *args):
     for key, t in new.state_dict().items():
         state_dict[prefix + "attn." + key] = t
 
+
+class CheckpointLayout(nn.Module):
+    """A layer holding an `Attention` as `attn` whose `state_dict` keeps the replaced
+    layer's names and shapes: `keep_layout("llama")` (`q_proj`, ..., `o_proj`),
+    `"gpt2"` (`c_attn`, `c_proj`), or None (`Attention`'s own)."""
+
+    def keep_layout(self, layout: str | None):
+        "Save and load under `layout` from now on (the hooks above)."
+        self.layout = _check_layout(layout)
+        self.register_state_dict_post_hook(_save_layout)
+        self.register_load_state_dict_pre_hook(_load_layout)
+
 # %% ../../nbs/integrations/16a_hf_layers.ipynb #740d4d90
 class _Layer(nn.Module):
     "An attention layer of a Hugging Face model: its call, checked, for `_run`."
@@ -447,7 +460,7 @@ class _Layer(nn.Module):
         )
 
 # %% ../../nbs/integrations/16a_hf_layers.ipynb #0cf1c91d
-class HFAttention(_Layer):
+class HFAttention(_Layer, CheckpointLayout):
     """An `Attention` in the place of one attention layer of a Hugging Face GPT-2,
     Llama, Mistral, Qwen2, Qwen3, Gemma 3 or gpt-oss model.
 
@@ -499,12 +512,10 @@ class HFAttention(_Layer):
             raise TypeError(
                 f"attn must be a causal_mha.Attention, got {type(attn).__name__}"
             )
-        self.layout = _check_layout(layout)
         self.attn, self.layer_idx = attn, _check_layer_idx(layer_idx)
         self.config = config
         self.out_dropout = nn.Dropout(check_dropout(out_dropout, "out_dropout"))
-        self.register_state_dict_post_hook(_save_layout)
-        self.register_load_state_dict_pre_hook(_load_layout)
+        self.keep_layout(layout)
 
 # %% ../../nbs/integrations/16a_hf_layers.ipynb #f5935347
 @patch
@@ -526,7 +537,7 @@ def _run(
     a = self.attn
     q, k, v = a.project(hidden_states)  # the layer's projection and QK-norm
     if a.rotary is not None:
-        q, k = _rotate(a, q, k, position_embeddings, position_ids)
+        q, k = model_rotate(a, q, k, position_embeddings, position_ids)
     k, v = _update(cache, k, v, self.layer_idx, kwargs)  # [B, Hkv, K, d]: held + new
     seen = _read_mask(attention_mask, q, k, a.window)
     ctx = _attend_layer(a, q, k, v, seen)  # [B, H, T, d]
@@ -633,7 +644,7 @@ def _run(
     q_nope, q_rope, latent, k_rope = m.project(hidden_states)
     if self.interleaved:
         q_rope, k_rope = _halves(q_rope), _halves(k_rope)
-    q_rope, k_rope = _rotate(m, q_rope, k_rope, position_embeddings, position_ids)
+    q_rope, k_rope = model_rotate(m, q_rope, k_rope, position_embeddings, position_ids)
     _refuse_paged(cache)
     latent, k_rope = _update(cache, latent, k_rope, self.layer_idx, kwargs)
     key = torch.cat((latent, k_rope), -1)  # [B, 1, S, r + dr]: held + new
